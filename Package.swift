@@ -1,0 +1,76 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Upcoming features every Tessera target enables (DESIGN §6).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+]
+
+let package = Package(
+    name: "Tessera",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tessera", targets: ["tessera"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+
+        .target(name: "TesseraJSON", swiftSettings: swiftSettings),
+        .target(
+            name: "TesseraLoop",
+            dependencies: ["CLibUV", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TesseraHTTP",
+            dependencies: ["TesseraLoop", "CLibUV", "CHTTPParser", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TesseraRPC",
+            dependencies: ["TesseraHTTP", "TesseraJSON", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "TesseraServer", "TesseraLoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "TesseraJSONTests", dependencies: ["TesseraJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "TesseraLoopTests", dependencies: ["TesseraLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "TesseraHTTPTests", dependencies: ["TesseraHTTP", "TesseraLoop"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TesseraRPCTests",
+            dependencies: ["TesseraRPC", "TesseraJSON", "TesseraHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: ["TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

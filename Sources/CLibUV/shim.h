@@ -1,0 +1,25 @@
+#ifndef TESSERA_CLIBUV_SHIM_H
+#define TESSERA_CLIBUV_SHIM_H
+
+#include <uv.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <pthread.h>
+#include <errno.h>
+#include <time.h>
+
+/* Sets SO_REUSEPORT on a socket so that every loop can bind its own listener on one port. */
+static inline int tessera_set_reuseport(int fd) {
+    int one = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+}
+
+/* Swift cannot import the UV_EOF family of macros reliably: expose the values we test for. */
+static inline int tessera_uv_eof(void) { return UV_EOF; }
+static inline int tessera_uv_ecanceled(void) { return UV_ECANCELED; }
+static inline int tessera_uv_eaddrinuse(void) { return UV_EADDRINUSE; }
+
+#endif

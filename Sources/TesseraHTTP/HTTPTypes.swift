@@ -1,0 +1,228 @@
+/// The request methods Tessera routes on. Anything else the parser accepts is carried as `.other`.
+public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
+    case get, head, post, put, delete, options, patch
+    case other(String)
+
+    /// Creates a method from its token as it appears on the request line (`GET`, `POST`, …).
+    public init(_ token: String) {
+        switch token {
+        case "GET": self = .get
+        case "HEAD": self = .head
+        case "POST": self = .post
+        case "PUT": self = .put
+        case "DELETE": self = .delete
+        case "OPTIONS": self = .options
+        case "PATCH": self = .patch
+        default: self = .other(token)
+        }
+    }
+
+    /// The method's token as written on the request line.
+    public var description: String {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .options: "OPTIONS"
+        case .patch: "PATCH"
+        case .other(let token): token
+        }
+    }
+}
+
+/// An HTTP status code with its reason phrase.
+public struct HTTPStatus: Hashable, Sendable {
+    /// The three-digit code.
+    public var code: Int
+    /// The reason phrase written on the status line.
+    public var reasonPhrase: String
+
+    /// Creates a status; the phrase defaults to the standard one for well-known codes.
+    public init(code: Int, reasonPhrase: String? = nil) {
+        self.code = code
+        self.reasonPhrase = reasonPhrase ?? HTTPStatus.standardPhrase(for: code)
+    }
+
+    public static let `continue` = HTTPStatus(code: 100)
+    public static let ok = HTTPStatus(code: 200)
+    public static let noContent = HTTPStatus(code: 204)
+    public static let found = HTTPStatus(code: 302)
+    public static let seeOther = HTTPStatus(code: 303)
+    public static let badRequest = HTTPStatus(code: 400)
+    public static let unauthorized = HTTPStatus(code: 401)
+    public static let forbidden = HTTPStatus(code: 403)
+    public static let notFound = HTTPStatus(code: 404)
+    public static let methodNotAllowed = HTTPStatus(code: 405)
+    public static let requestTimeout = HTTPStatus(code: 408)
+    public static let payloadTooLarge = HTTPStatus(code: 413)
+    public static let unsupportedMediaType = HTTPStatus(code: 415)
+    public static let expectationFailed = HTTPStatus(code: 417)
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
+    public static let internalServerError = HTTPStatus(code: 500)
+    public static let notImplemented = HTTPStatus(code: 501)
+    public static let serviceUnavailable = HTTPStatus(code: 503)
+    public static let httpVersionNotSupported = HTTPStatus(code: 505)
+
+    /// The reason phrase RFC 9110 gives a code, or "Unknown" for codes it does not name.
+    public static func standardPhrase(for code: Int) -> String {
+        switch code {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 411: "Length Required"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
+        default: "Unknown"
+        }
+    }
+}
+
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields in the order they were received or added.
+    public private(set) var fields: [(name: String, value: String)]
+
+    /// Creates an empty header list.
+    public init() { fields = [] }
+
+    /// Creates a header list from name-value pairs, keeping their order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Appends a field, keeping any existing field of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field of this name with one field.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field of this name.
+    public mutating func remove(name: String) {
+        fields.removeAll { HTTPHeaders.namesEqual($0.name, name) }
+    }
+
+    /// The first value of the named field, if present.
+    public subscript(name: String) -> String? {
+        fields.first { HTTPHeaders.namesEqual($0.name, name) }?.value
+    }
+
+    /// Every value of the named field, in order.
+    public func values(of name: String) -> [String] {
+        fields.filter { HTTPHeaders.namesEqual($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a field of this name is present.
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// ASCII case-insensitive comparison of two field names.
+    static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let lhs = lhs.utf8, rhs = rhs.utf8
+        guard lhs.count == rhs.count else { return false }
+        for (a, b) in zip(lhs, rhs) where a != b {
+            guard (a | 0x20) == (b | 0x20), (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// One parsed HTTP/1.x request, with its whole body.
+public struct HTTPRequest: Sendable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The request target exactly as received (`/rpc?x=1`).
+    public var target: String
+    /// The path part of the target, still percent-encoded.
+    public var path: String
+    /// The query part of the target without the `?`, still percent-encoded; nil when absent.
+    public var query: String?
+    /// HTTP version as (major, minor).
+    public var version: (major: Int, minor: Int)
+    /// The header fields in order.
+    public var headers: HTTPHeaders
+    /// The request body (already de-chunked).
+    public var body: [UInt8]
+    /// Whether the client asked to keep the connection open after this request.
+    public var keepAlive: Bool
+    /// The peer address of the socket as `host:port` text, when known.
+    public var remoteAddress: String?
+
+    /// Creates a request; `path` and `query` are split from `target`.
+    public init(
+        method: HTTPMethod, target: String, version: (major: Int, minor: Int) = (1, 1),
+        headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true, remoteAddress: String? = nil
+    ) {
+        self.method = method
+        self.target = target
+        if let mark = target.firstIndex(of: "?") {
+            path = String(target[..<mark])
+            query = String(target[target.index(after: mark)...])
+        } else {
+            path = target
+            query = nil
+        }
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.keepAlive = keepAlive
+        self.remoteAddress = remoteAddress
+    }
+}
+
+/// A complete response. The server adds `Date`, `Content-Length` and `Connection` when writing it.
+public struct HTTPResponse: Sendable {
+    /// The status line's code and phrase.
+    public var status: HTTPStatus
+    /// Header fields to send, in order.
+    public var headers: HTTPHeaders
+    /// The body bytes (omitted on the wire for HEAD requests, 1xx, 204 and 304).
+    public var body: [UInt8]
+    /// When true the connection is closed after this response, whatever the request asked.
+    public var closeConnection: Bool
+
+    /// Creates a response.
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], closeConnection: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.closeConnection = closeConnection
+    }
+
+    /// A `text/plain; charset=utf-8` response.
+    public static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+    }
+}
