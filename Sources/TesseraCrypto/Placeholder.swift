@@ -1,0 +1,2 @@
+/// Placeholder; replaced as the module is built.
+enum TesseraCryptoPlaceholder {}
