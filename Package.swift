@@ -68,6 +68,9 @@ let package = Package(
 
         .testTarget(name: "TesseraJSONTests", dependencies: ["TesseraJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TesseraPostgresTests", dependencies: ["TesseraPostgres", "TesseraLoop"], swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TesseraMetricsTests", dependencies: ["TesseraMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraLoopTests", dependencies: ["TesseraLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraHTTPTests", dependencies: ["TesseraHTTP", "TesseraLoop"], swiftSettings: swiftSettings),

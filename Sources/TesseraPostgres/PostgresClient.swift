@@ -1,0 +1,73 @@
+import Synchronization
+public import TesseraLoop
+
+/// The database for a whole event loop group: one ``PostgresPool`` per loop, so a request uses the
+/// connections of the loop it runs on and never hops threads.
+public final class PostgresClient: Sendable {
+    private let pools: [PostgresPool]
+    private let group: EventLoopGroup
+    /// Ready connections per loop, written by each pool on its loop, read from anywhere.
+    private let readyTable: ReadyTable
+
+    /// Prepares one pool per loop; nothing connects until ``start(timeout:)``.
+    public init(configuration: PostgresConfiguration, group: EventLoopGroup) {
+        self.group = group
+        let readyByLoop = ReadyTable(count: group.loops.count)
+        pools = group.loops.map { loop in
+            PostgresPool(loop: loop, configuration: configuration) { ready in readyByLoop.set(loop.index, ready) }
+        }
+        readyTable = readyByLoop
+    }
+
+    /// Connects every pool and waits until each has a ready connection; throws
+    /// ``PostgresError/Kind/unavailable`` when that does not happen within `timeout`. The pools keep
+    /// reconnecting in the background either way.
+    public func start(timeout: Duration = .seconds(10)) async throws(PostgresError) {
+        for pool in pools { pool.loop.execute { pool.start() } }
+        let deadline = ContinuousClock.now + timeout
+        while !isReady {
+            guard ContinuousClock.now < deadline else {
+                throw PostgresError(.unavailable, message: "no database connection within \(timeout)")
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The pool of `loop`.
+    public func pool(on loop: EventLoop) -> PostgresPool { pools[loop.index] }
+
+    /// Runs `body` with the pool of the calling loop, or, off this client's loops, on the next loop of its
+    /// group.
+    public func withPool<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresPool) async throws -> T
+    ) async throws -> T {
+        if let loop = EventLoop.current, loop.index < pools.count, pools[loop.index].loop === loop {
+            return try await body(pools[loop.index])
+        }
+        let loop = group.next()
+        let pool = pools[loop.index]
+        return try await Task(executorPreference: loop) { try await body(pool) }.value
+    }
+
+    /// Whether every loop has at least one ready connection. Safe from any thread.
+    public var isReady: Bool { readyTable.snapshot().allSatisfy { $0 > 0 } }
+
+    /// Ready connections per loop, in loop order. Safe from any thread.
+    public var readyConnectionsByLoop: [Int] { readyTable.snapshot() }
+
+    /// Connections per loop.
+    public var connectionsPerLoop: Int { pools.first?.size ?? 0 }
+
+    /// Closes every connection; later requests fail as unavailable.
+    public func shutdown() async {
+        for pool in pools { _ = try? await pool.loop.submit { pool.close() } }
+    }
+}
+
+/// Ready connections per loop, shared between the loops that write it and whoever reads it.
+private final class ReadyTable: Sendable {
+    private let counts: Mutex<[Int]>
+    init(count: Int) { counts = Mutex(Array(repeating: 0, count: count)) }
+    func set(_ index: Int, _ value: Int) { counts.withLock { $0[index] = value } }
+    func snapshot() -> [Int] { counts.withLock { $0 } }
+}

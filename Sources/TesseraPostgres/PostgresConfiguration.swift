@@ -1,0 +1,44 @@
+/// How the driver connects and how much it allows each statement.
+public struct PostgresConfiguration: Sendable {
+    /// libpq connection string or URI.
+    public var url: String
+    /// Connections per event loop.
+    public var connectionsPerLoop: Int
+    /// Server-side limit on any one statement (`statement_timeout`).
+    public var statementTimeout: Duration
+    /// How long establishing a connection may take before it counts as failed.
+    public var connectTimeout: Duration
+    /// The first reconnect delay; it doubles per failed attempt up to ``maximumBackoff``.
+    public var initialBackoff: Duration
+    /// The longest reconnect delay.
+    public var maximumBackoff: Duration
+
+    /// Creates a configuration with production defaults.
+    public init(
+        url: String, connectionsPerLoop: Int = 4, statementTimeout: Duration = .seconds(5),
+        connectTimeout: Duration = .seconds(5), initialBackoff: Duration = .milliseconds(100),
+        maximumBackoff: Duration = .seconds(5)
+    ) {
+        self.url = url
+        self.connectionsPerLoop = connectionsPerLoop
+        self.statementTimeout = statementTimeout
+        self.connectTimeout = connectTimeout
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// The reconnect delay after `attempt` consecutive failures (0-based).
+    func backoff(attempt: Int) -> Duration {
+        var delay = initialBackoff
+        for _ in 0..<min(attempt, 16) where delay < maximumBackoff { delay *= 2 }
+        return min(delay, maximumBackoff)
+    }
+
+    /// Session settings every connection starts with: the statement timeout, and UTC ISO timestamps so
+    /// that `timestamptz` text decodes without guessing.
+    var sessionOptions: String {
+        let (seconds, attoseconds) = statementTimeout.components
+        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return "-c statement_timeout=\(millis) -c TimeZone=UTC -c DateStyle=ISO"
+    }
+}

@@ -1,0 +1,143 @@
+public import TesseraLoop
+
+/// The database connections of one event loop; use it only on that loop's thread.
+///
+/// Plain statements go to the ready connection with the fewest requests in flight, pipelined with other
+/// requests. A transaction leases a connection for itself until it ends, because every statement sent on
+/// that connection meanwhile would run inside it. When no connection is ready a request fails at once with
+/// ``PostgresError/Kind/unavailable`` rather than waiting for the database to come back.
+public final class PostgresPool: @unchecked Sendable {
+    /// The loop that owns the pool.
+    public let loop: EventLoop
+    private let connections: [PostgresConnection]
+    private var leased: Set<ObjectIdentifier> = []
+    private var waiters: [CheckedContinuation<PostgresConnection, any Error>] = []
+    private let onReadinessChange: @Sendable (Int) -> Void
+
+    init(loop: EventLoop, configuration: PostgresConfiguration, onReadinessChange: @escaping @Sendable (Int) -> Void) {
+        self.loop = loop
+        self.onReadinessChange = onReadinessChange
+        connections = (0..<max(1, configuration.connectionsPerLoop)).map { _ in
+            PostgresConnection(loop: loop, configuration: configuration)
+        }
+    }
+
+    /// Connects every connection (they keep reconnecting on their own).
+    func start() {
+        loop.preconditionInEventLoop()
+        for connection in connections {
+            connection.onPhaseChange = { [unowned self] connection in phaseChanged(connection) }
+            connection.connect()
+        }
+    }
+
+    /// Closes every connection; requests in flight fail as unavailable.
+    func close() {
+        loop.preconditionInEventLoop()
+        for connection in connections { connection.close() }
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting {
+            waiter.resume(throwing: PostgresError(.unavailable, message: "the database client is shutting down"))
+        }
+    }
+
+    /// Connections ready for requests.
+    public var readyCount: Int { connections.count { $0.phase == .ready } }
+    /// Connections in the pool.
+    public var size: Int { connections.count }
+    /// Connections leased by transactions.
+    public var leasedCount: Int { leased.count }
+
+    /// Runs one statement.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws(PostgresError)
+        -> PostgresResult
+    {
+        try await pipeline([PostgresQuery(sql, parameters)])[0]
+    }
+
+    /// Runs statements as one pipelined request with one sync: one round trip, one implicit transaction
+    /// (all of them take effect or none).
+    public func pipeline(_ queries: [PostgresQuery]) async throws(PostgresError) -> [PostgresResult] {
+        loop.preconditionInEventLoop()
+        guard let connection = leastBusyConnection() else { throw unavailable() }
+        return try await connection.run(queries)
+    }
+
+    /// Runs `body` in a transaction on a leased connection: committed when `body` returns, rolled back when
+    /// it throws (the error is rethrown).
+    public func transaction<T>(
+        isolation: PostgresIsolation = .readCommitted, _ body: (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        loop.preconditionInEventLoop()
+        let connection = try await lease()
+        defer { release(connection) }
+        let transaction = PostgresTransaction(connection: connection, begin: isolation.beginStatement)
+        let value: T
+        do {
+            value = try await body(transaction)
+        } catch {
+            if transaction.begun { _ = try? await connection.run([PostgresQuery("ROLLBACK")]) }
+            throw error
+        }
+        if transaction.begun { _ = try await connection.run([PostgresQuery("COMMIT")]) }
+        return value
+    }
+
+    private func leastBusyConnection() -> PostgresConnection? {
+        connections
+            .filter { $0.phase == .ready && !leased.contains(ObjectIdentifier($0)) }
+            .min { $0.pendingCount < $1.pendingCount }
+    }
+
+    private func lease() async throws -> PostgresConnection {
+        if let free = leastBusyConnection() {
+            leased.insert(ObjectIdentifier(free))
+            return free
+        }
+        guard readyCount > 0 else { throw unavailable() }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        leased.remove(ObjectIdentifier(connection))
+        handOutToWaiters()
+    }
+
+    private func handOutToWaiters() {
+        while !waiters.isEmpty, let free = leastBusyConnection() {
+            leased.insert(ObjectIdentifier(free))
+            waiters.removeFirst().resume(returning: free)
+        }
+        if readyCount == 0 {
+            let waiting = waiters
+            waiters = []
+            for waiter in waiting { waiter.resume(throwing: unavailable()) }
+        }
+    }
+
+    private func phaseChanged(_ connection: PostgresConnection) {
+        if connection.phase != .ready { leased.remove(ObjectIdentifier(connection)) }
+        handOutToWaiters()
+        onReadinessChange(readyCount)
+    }
+
+    private func unavailable() -> PostgresError {
+        let reason = connections.first { $0.phase != .ready }?.lastError ?? "no connection is ready"
+        return PostgresError(.unavailable, message: "database unavailable: \(reason)")
+    }
+}
+
+/// Transaction isolation levels.
+public enum PostgresIsolation: Sendable {
+    case readCommitted, repeatableRead, serializable
+
+    var beginStatement: String {
+        switch self {
+        case .readCommitted: "BEGIN"
+        case .repeatableRead: "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+    }
+}

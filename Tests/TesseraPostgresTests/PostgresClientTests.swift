@@ -1,0 +1,191 @@
+import FoundationEssentials
+import Synchronization
+import Testing
+import TesseraLoop
+@testable import TesseraPostgres
+
+@Suite(.serialized) struct PostgresClientTests {
+    @Test func typedParametersAndRowsRoundTrip() async throws {
+        try await TestDatabase.withClient { client, _ in
+            try await client.withPool { pool in
+                let id = UUID()
+                let when = Date(timeIntervalSince1970: 1_795_000_000.123456)
+                let result = try await pool.query(
+                    "SELECT $1::text, $2::int8, $3::bool, $4::bytea, $5::uuid, $6::timestamptz, $7::jsonb, $8::text",
+                    ["héllo ✓", 42, true, [0, 1, 254, 255] as [UInt8], id, when, PostgresJSONB(#"{"a": [1, 2]}"#),
+                     String?.none])
+                #expect(result.rowCount == 1)
+                let row = result[0]
+                #expect(try row.decode(String.self, at: 0) == "héllo ✓")
+                #expect(try row.decode(Int.self, at: 1) == 42)
+                #expect(try row.decode(Bool.self, at: 2))
+                #expect(try row.decode([UInt8].self, at: 3) == [0, 1, 254, 255])
+                #expect(try row.decode(UUID.self, at: 4) == id)
+                let decoded = try row.decode(Date.self, at: 5)
+                #expect(abs(decoded.timeIntervalSince1970 - when.timeIntervalSince1970) < 0.000_001)
+                #expect(try row.decode(PostgresJSONB.self, at: 6) == PostgresJSONB(#"{"a": [1, 2]}"#))
+                #expect(try row.decode(String?.self, at: 7) == nil)
+                #expect(throws: PostgresError.self) { try row.decode(String.self, at: 7) }
+                #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 0) }
+                #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 99) }
+            }
+        }
+    }
+
+    @Test func aThousandConcurrentQueriesSpreadOverTheLoops() async throws {
+        try await TestDatabase.withClient(loops: 2, connectionsPerLoop: 2) { client, group in
+            try await withThrowingTaskGroup(of: (Int, Int?).self) { tasks in
+                for index in 0..<1000 {
+                    let loop = group.loops[index % 2]
+                    tasks.addTask(executorPreference: loop) {
+                        let pool = client.pool(on: loop)
+                        let result = try await pool.query("SELECT $1::int8 * 2", [index])
+                        return (try result[0].decode(Int.self, at: 0) - index * 2, EventLoop.current?.index)
+                    }
+                }
+                var mismatches = 0
+                var loopsUsed: Set<Int?> = []
+                for try await (difference, loop) in tasks {
+                    if difference != 0 { mismatches += 1 }
+                    loopsUsed.insert(loop)
+                }
+                #expect(mismatches == 0)
+                #expect(loopsUsed == [0, 1])
+            }
+        }
+    }
+
+    @Test func aFailingStatementDoesNotDisturbItsNeighbours() async throws {
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            try await client.withPool { pool in
+                // Four requests on the wire at once on one connection, answered in order.
+                let before = Task(executorPreference: pool.loop) { try await pool.query("SELECT 1") }
+                let failing = Task(executorPreference: pool.loop) { try await pool.query("SELECT 1/0") }
+                let syntax = Task(executorPreference: pool.loop) { try await pool.query("SELEKT nonsense") }
+                let after = Task(executorPreference: pool.loop) { try await pool.query("SELECT 2") }
+                let first = try await before.value
+                #expect(try first[0].decode(Int.self, at: 0) == 1)
+                await #expect { try await failing.value } throws: { ($0 as? PostgresError)?.sqlState == "22012" }
+                await #expect { try await syntax.value } throws: { ($0 as? PostgresError)?.sqlState == "42601" }
+                let last = try await after.value
+                #expect(try last[0].decode(Int.self, at: 0) == 2)
+                // The statement that failed to prepare is prepared again, and fails again, cleanly.
+                await #expect(throws: PostgresError.self) { try await pool.query("SELEKT nonsense") }
+                let third = try await pool.query("SELECT 3")
+                #expect(try third[0].decode(Int.self, at: 0) == 3)
+            }
+        }
+    }
+
+    @Test func pipelinesAreAtomicAndTransactionsRollBackOnErrors() async throws {
+        let table = TestDatabase.uniqueName("t_tx")
+        try await TestDatabase.withClient(loops: 1) { client, _ in
+            try await client.withPool { pool in
+                try await pool.query("CREATE TABLE \(table) (id int PRIMARY KEY, note text)")
+                defer { Task { try? await client.withPool { try await $0.query("DROP TABLE \(table)") } } }
+                await #expect {
+                    try await pool.pipeline([
+                        PostgresQuery("INSERT INTO \(table) VALUES (1, 'a')"),
+                        PostgresQuery("INSERT INTO \(table) VALUES (1, 'again')"),
+                    ])
+                } throws: { ($0 as? PostgresError)?.kind == .uniqueViolation }
+                let count = try await pool.query("SELECT count(*) FROM \(table)")
+                #expect(try count[0].decode(Int.self, at: 0) == 0)
+
+                struct Abort: Error {}
+                await #expect(throws: Abort.self) {
+                    try await pool.transaction { transaction in
+                        try await transaction.query("INSERT INTO \(table) VALUES (2, 'b')")
+                        throw Abort()
+                    }
+                }
+                let inserted = try await pool.transaction { transaction in
+                    try await transaction.query("INSERT INTO \(table) VALUES (3, 'c')")
+                    return try await transaction.query("SELECT count(*) FROM \(table)")[0].decode(Int.self, at: 0)
+                }
+                #expect(inserted == 1)
+                let rows = try await pool.query("SELECT id FROM \(table) ORDER BY id")
+                #expect(try rows.rows.map { try $0.decode(Int.self, at: 0) } == [3])
+            }
+        }
+    }
+
+    @Test func serializationFailuresAndTimeoutsAreTyped() async throws {
+        try await TestDatabase.withClient(loops: 1, statementTimeout: .milliseconds(100)) { client, _ in
+            try await client.withPool { pool in
+                await #expect {
+                    try await pool.query("SELECT pg_sleep(1)")
+                } throws: { ($0 as? PostgresError)?.kind == .timeout }
+                await #expect {
+                    try await pool.query(
+                        "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = 'serialization_failure', MESSAGE = 'lost'; END $$")
+                } throws: { ($0 as? PostgresError)?.kind == .serializationFailure }
+                let one = try await pool.query("SELECT 1")
+                #expect(try one[0].decode(Int.self, at: 0) == 1)
+            }
+        }
+    }
+
+    @Test func connectionsKilledMidLoadFailFastAndRecover() async throws {
+        let name = TestDatabase.uniqueName("tessera_kill")
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 2, applicationName: name) { client, group in
+            let loop = group.loops[0]
+            let outcomes = try await Task(executorPreference: loop) { () async throws -> (Int, Int, Duration) in
+                let pool = client.pool(on: loop)
+                let clock = ContinuousClock()
+                let start = clock.now
+                var succeeded = 0
+                var unavailable = 0
+                try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                    for _ in 0..<20 {
+                        tasks.addTask(executorPreference: loop) {
+                            do {
+                                try await pool.query("SELECT pg_sleep(2)")
+                                return true
+                            } catch let error as PostgresError where error.kind == .unavailable {
+                                return false
+                            }
+                        }
+                    }
+                    try await loop.sleep(for: .milliseconds(100))
+                    try await Task.detached { try await killConnections(applicationName: name) }.value
+                    for try await ok in tasks { if ok { succeeded += 1 } else { unavailable += 1 } }
+                }
+                return (succeeded, unavailable, clock.now - start)
+            }.value
+            #expect(outcomes.1 == 20, "every request in flight fails as unavailable")
+            #expect(outcomes.2 < .seconds(2), "they fail at once, not when the sleep would have ended")
+            var recovered = false
+            for _ in 0..<100 where !recovered {
+                recovered = (try? await client.withPool { try await $0.query("SELECT 1") }) != nil
+                if !recovered { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(recovered, "later requests succeed once the pool has reconnected")
+        }
+    }
+
+    @Test func anUnreachableDatabaseFailsStartQuickly() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = PostgresClient(
+            configuration: PostgresConfiguration(url: "postgresql:///x?host=/nonexistent-socket-dir"), group: group)
+        await #expect { try await client.start(timeout: .milliseconds(300)) } throws: {
+            ($0 as? PostgresError)?.kind == .unavailable
+        }
+        #expect(!client.isReady)
+        await #expect { try await client.withPool { try await $0.query("SELECT 1") } } throws: {
+            ($0 as? PostgresError)?.kind == .unavailable
+        }
+        await client.shutdown()
+    }
+}
+
+/// Terminates every backend with this application name, from a separate connection.
+private func killConnections(applicationName: String) async throws {
+    try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+        try await client.withPool { pool in
+            _ = try await pool.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [applicationName])
+        }
+    }
+}

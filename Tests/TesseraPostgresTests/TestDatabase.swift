@@ -1,0 +1,45 @@
+import FoundationEssentials
+import Testing
+import TesseraLoop
+@testable import TesseraPostgres
+
+/// The database the tests use: `TESSERA_TEST_DATABASE_URL`, which `make test` sets to a private cluster.
+enum TestDatabase {
+    static var url: String {
+        guard let url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"], !url.isEmpty else {
+            Issue.record("TESSERA_TEST_DATABASE_URL is not set: run the tests with `make test`")
+            return "postgresql:///missing?host=/nonexistent"
+        }
+        return url
+    }
+
+    /// A table name no other test uses.
+    static func uniqueName(_ prefix: String) -> String {
+        "\(prefix)_\(UInt32.random(in: 0 ... .max))"
+    }
+
+    /// Runs `body` with a started client over a fresh group; shuts both down afterwards.
+    static func withClient<T>(
+        loops: Int = 2, connectionsPerLoop: Int = 2, statementTimeout: Duration = .seconds(5),
+        applicationName: String? = nil, _ body: (PostgresClient, EventLoopGroup) async throws -> T
+    ) async throws -> T {
+        let group = try EventLoopGroup(loopCount: loops)
+        var target = url
+        if let applicationName { target += (target.contains("?") ? "&" : "?") + "application_name=\(applicationName)" }
+        let configuration = PostgresConfiguration(
+            url: target, connectionsPerLoop: connectionsPerLoop, statementTimeout: statementTimeout,
+            initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(200))
+        let client = PostgresClient(configuration: configuration, group: group)
+        do {
+            try await client.start(timeout: .seconds(5))
+            let value = try await body(client, group)
+            await client.shutdown()
+            group.shutdown()
+            return value
+        } catch {
+            await client.shutdown()
+            group.shutdown()
+            throw error
+        }
+    }
+}
