@@ -36,7 +36,7 @@ db-stop: ## stop the private PostgreSQL cluster
 	@$(DEV_DB) stop
 
 db-status: ## say whether the private PostgreSQL cluster runs
-	@$(DEV_DB) status
+	@$(DEV_DB) status || true
 
 keys: ## make .data/dev-admin-key and .data/master.key once, check them after
 	@scripts/dev-keys.sh

@@ -18,8 +18,10 @@ DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqren
 postgresql postgresql-contrib wrk python3 python3-pip"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp"
 
-read -r -a deb_packages <<<"$(echo ${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES})"
-read -r -a python_packages <<<"$(echo ${PYTHON_PACKAGES:-$DEFAULT_PYTHON_PACKAGES})"
+deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
+python_list=${PYTHON_PACKAGES:-$DEFAULT_PYTHON_PACKAGES}
+read -r -a deb_packages <<<"${deb_list//$'\n'/ }"
+read -r -a python_packages <<<"${python_list//$'\n'/ }"
 dry_run=${DEPS_DRY_RUN:-0}
 
 # Runs a command as root: directly when we are root, else through sudo.

@@ -171,7 +171,8 @@ create_cluster() {
     if [[ -d $CLUSTER_DIR ]] && [[ -n $(ls -A "$CLUSTER_DIR") ]]; then
         die "$CLUSTER_DIR exists but holds no PostgreSQL cluster (no PG_VERSION); move it away or remove it"
     fi
-    mkdir -p -m 0700 "$CLUSTER_DIR"
+    [[ -d $CLUSTER_DIR ]] || mkdir "$CLUSTER_DIR"
+    chmod 0700 "$CLUSTER_DIR"
     if is_root; then
         chown "$SUPERUSER:" "$CLUSTER_DIR"
     fi
@@ -182,6 +183,7 @@ create_cluster() {
         printf '%s\n' "$output" >&2
         die "initdb failed"
     fi
+    # shellcheck disable=SC2016 # $1 is expanded by the inner shell, on purpose.
     as_owner sh -c 'printf "\n%s\n" "include_if_exists = '"'"'tessera-dev.conf'"'"'" >> "$1"' \
         sh "$CLUSTER_DIR/postgresql.conf"
 }
@@ -191,6 +193,7 @@ create_cluster() {
 write_settings() {
     local sockets=$1 quoted
     quoted=${sockets//\'/\'\'}
+    # shellcheck disable=SC2016 # $1 is expanded by the inner shell, on purpose.
     as_owner sh -c 'cat > "$1"' sh "$CLUSTER_DIR/tessera-dev.conf" <<EOF
 # Written by scripts/dev-db.sh at every start: change the script, not this file.
 # A throw-away development cluster: no TCP, only the Unix socket below; durability is

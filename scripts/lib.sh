@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # Shared helpers for the scripts in this folder. Source it; do not run it.
 #
 # Every helper either succeeds or prints one clear line on stderr and returns non-zero,
 # so callers running under `set -euo pipefail` stop with a message instead of a mystery.
 
 # The repository root, whatever the caller's working directory.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 TESSERA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Prints a message prefixed with the calling script's name on stderr.
