@@ -72,7 +72,9 @@ fi
 
 failures=()
 pytest_status=0
-TESSERA_URL="http://127.0.0.1:$port" \
+# Only pytest's own plugins: what else happens to be installed must not change the run.
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+    TESSERA_URL="http://127.0.0.1:$port" \
     TESSERA_ADMIN_URL="http://127.0.0.1:$admin_port" \
     TESSERA_ADMIN_KEY="$admin_key" \
     python3 -m pytest -q "$TESSERA_ROOT/Tests/e2e" "$@" || pytest_status=$?
