@@ -58,9 +58,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# What each measurement is called in the table.
+declare -A labels=(
+    [ceiling]="ceiling: uvhello, $loops loops"
+    [healthz]="tessera GET /healthz"
+    [rpc]="tessera POST /rpc rpc.discover"
+)
+declare -A rates=()
+
 # measure NAME URL [wrk options...]
-# Runs wrk against URL and records NAME's requests/s, p50 and p99 (ms) and error count in
-# the rows array; the raw output goes to bench-results/http-NAME.wrk.txt.
+# Runs wrk against URL and records "NAME requests/s p50 p99 errors" (latencies in ms) in
+# rows, and the rate in rates[NAME]; the raw output goes to bench-results/http-NAME.wrk.txt.
 rows=()
 measure() {
     local name=$1 url=$2
@@ -95,17 +103,9 @@ measure() {
             printf "%s %.1f %.3f %.3f %d\n", name, rps, p50, p99, errors
         }' "$raw") || die "could not read wrk's output for $name (see $raw)"
     rows+=("$row")
+    read -r _ "rates[$name]" _ <<<"$row"
 }
 
-# Prints the requests/s recorded for NAME.
-rate_of() {
-    local row
-    for row in "${rows[@]}"; do
-        read -r name rps _ <<<"$row"
-        [[ $name == "$1" ]] && { printf '%s\n' "$rps"; return 0; }
-    done
-    return 1
-}
 
 say "compiling the ceiling server from $shared/bench/uvhello.c"
 cc -O2 -o "$bench_build/uvhello" "$shared/bench/uvhello.c" -luv -lpthread
@@ -148,28 +148,14 @@ if ((!ceiling_only)); then
     server_pid=
 fi
 
-# ratio NAME TARGET: prints "NAME / ceiling  R  (target >= T)  verdict".
+# ratio_line NAME TARGET: prints "NAME / ceiling  R  (target >= T)  verdict".
 ratio_line() {
-    local name=$1 target=$2 rate ceiling
-    rate=$(rate_of "$name")
-    ceiling=$(rate_of ceiling)
-    awk -v name="$name" -v rate="$rate" -v ceiling="$ceiling" -v target="$target" 'BEGIN {
+    local name=$1 target=$2
+    awk -v name="$name" -v rate="${rates[$name]}" -v ceiling="${rates[ceiling]}" -v target="$target" 'BEGIN {
         r = (ceiling > 0) ? rate / ceiling : 0
         verdict = (r >= target) ? "met" : "BELOW TARGET"
         printf("%-8s / ceiling  %5.2f  (target >= %.2f)  %s\n", name, r, target, verdict)
     }'
-}
-
-labels=(
-    "ceiling=ceiling: uvhello, $loops loops"
-    "healthz=tessera GET /healthz"
-    "rpc=tessera POST /rpc rpc.discover"
-)
-label_of() {
-    local entry
-    for entry in "${labels[@]}"; do
-        [[ ${entry%%=*} == "$1" ]] && { printf '%s\n' "${entry#*=}"; return; }
-    done
 }
 
 {
@@ -180,7 +166,7 @@ label_of() {
     printf '%-34s %12s %10s %10s %8s\n' target 'requests/s' 'p50 ms' 'p99 ms' errors
     for row in "${rows[@]}"; do
         read -r name rps p50 p99 errors <<<"$row"
-        printf '%-34s %12s %10s %10s %8s\n' "$(label_of "$name")" "$rps" "$p50" "$p99" "$errors"
+        printf '%-34s %12s %10s %10s %8s\n' "${labels[$name]}" "$rps" "$p50" "$p99" "$errors"
     done
     if ((!ceiling_only)); then
         printf '\n'
