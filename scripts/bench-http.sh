@@ -33,7 +33,6 @@ ceiling_only=${BENCH_CEILING_ONLY:-0}
 swift=${SWIFT:-swift}
 scratch=${SCRATCH:-$TESSERA_ROOT/.build}
 [[ $scratch == /* ]] || scratch=$TESSERA_ROOT/$scratch
-data_root=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
 results_dir=$TESSERA_ROOT/bench-results
 results=$results_dir/http.txt
 bench_build=$TESSERA_ROOT/.build-bench
@@ -115,8 +114,7 @@ if ((!ceiling_only)); then
     "$swift" build -c release --product tessera --scratch-path "$scratch"
     bin=$scratch/release/tessera
     [[ -x $bin ]] || die "the release build left no binary at $bin"
-    [[ -r $data_root/dev-admin-key && -r $data_root/master.key ]] \
-        || die "no development keys in $data_root (run scripts/dev-keys.sh)"
+    require_dev_keys
 fi
 
 port=$(free_port)
@@ -136,8 +134,8 @@ if ((!ceiling_only)); then
         --listen "127.0.0.1:$port" \
         --admin-listen "127.0.0.1:$admin_port" \
         --loops "$loops" \
-        --master-key-file "$data_root/master.key" \
-        --bootstrap-admin-key "$(<"$data_root/dev-admin-key")" \
+        --master-key-file "$DEV_MASTER_KEY_FILE" \
+        --bootstrap-admin-key "$(<"$DEV_ADMIN_KEY_FILE")" \
         >"$results_dir/tessera-server.log" 2>&1 </dev/null &
     server_pid=$!
     wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \

@@ -23,8 +23,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DATA_ROOT=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
-[[ $DATA_ROOT == /* ]] || DATA_ROOT=$PWD/$DATA_ROOT
+DATA_ROOT=$TESSERA_DATA
 CLUSTER_DIR=$DATA_ROOT/pg
 SERVER_LOG=$CLUSTER_DIR/server.log
 DATABASES=(tessera tessera_test)

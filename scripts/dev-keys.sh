@@ -9,13 +9,12 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DATA_ROOT=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
-ADMIN_KEY_FILE=$DATA_ROOT/dev-admin-key
-MASTER_KEY_FILE=$DATA_ROOT/master.key
+ADMIN_KEY_FILE=$DEV_ADMIN_KEY_FILE
+MASTER_KEY_FILE=$DEV_MASTER_KEY_FILE
 MASTER_KEY_BYTES=32
 
 umask 077
-mkdir -p "$DATA_ROOT"
+mkdir -p "$TESSERA_DATA"
 
 # Writes the output of a command to FILE atomically, so an interrupted run leaves no half key.
 write_once() {

@@ -17,19 +17,17 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 bin=${TESSERA_BIN:-$TESSERA_ROOT/.build/debug/tessera}
-data_root=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
 start_timeout=${E2E_START_TIMEOUT:-60}
 stop_timeout=${E2E_STOP_TIMEOUT:-15}
 output_dir=$TESSERA_ROOT/test-output
 server_log=$output_dir/e2e-server.log
 
 [[ -x $bin ]] || die "no server binary at $bin (run 'swift build' first)"
-[[ -r $data_root/dev-admin-key && -r $data_root/master.key ]] \
-    || die "no development keys in $data_root (run scripts/dev-keys.sh)"
+require_dev_keys
 command -v python3 >/dev/null 2>&1 || die "python3 is missing (run 'make deps')"
 
 database_url=${TESSERA_TEST_DATABASE_URL:-$("$TESSERA_ROOT/scripts/dev-db.sh" url tessera_test)}
-admin_key=$(<"$data_root/dev-admin-key")
+admin_key=$(<"$DEV_ADMIN_KEY_FILE")
 port=${E2E_PORT:-$(free_port)}
 admin_port=${E2E_ADMIN_PORT:-$(free_port)}
 while [[ $admin_port == "$port" ]]; do
@@ -58,7 +56,7 @@ say "starting $bin on 127.0.0.1:$port (public) and 127.0.0.1:$admin_port (admin)
     --listen "127.0.0.1:$port" \
     --admin-listen "127.0.0.1:$admin_port" \
     --issuer "http://127.0.0.1:$port" \
-    --master-key-file "$data_root/master.key" \
+    --master-key-file "$DEV_MASTER_KEY_FILE" \
     --bootstrap-admin-key "$admin_key" \
     --app-verification disabled-for-testing \
     >"$server_log" 2>&1 </dev/null &

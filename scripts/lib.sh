@@ -8,6 +8,14 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 TESSERA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# Where the dev cluster and the dev keys live: TESSERA_DATA_DIR, else .data in the repository.
+TESSERA_DATA=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
+[[ $TESSERA_DATA == /* ]] || TESSERA_DATA=$PWD/$TESSERA_DATA
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEV_ADMIN_KEY_FILE=$TESSERA_DATA/dev-admin-key
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEV_MASTER_KEY_FILE=$TESSERA_DATA/master.key
+
 # Prints a message prefixed with the calling script's name on stderr.
 say() {
     printf '%s: %s\n' "$(basename "$0")" "$*" >&2
@@ -17,6 +25,12 @@ say() {
 die() {
     say "error: $*"
     exit 1
+}
+
+# Stops the calling script unless scripts/dev-keys.sh has made the dev keys.
+require_dev_keys() {
+    [[ -r $DEV_ADMIN_KEY_FILE && -r $DEV_MASTER_KEY_FILE ]] \
+        || die "no development keys in $TESSERA_DATA (run scripts/dev-keys.sh or 'make keys')"
 }
 
 # Prints a TCP port on 127.0.0.1 that nobody listens on right now.

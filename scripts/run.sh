@@ -9,13 +9,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 bin=${TESSERA_BIN:-$TESSERA_ROOT/.build/debug/tessera}
-data_root=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
 [[ -x $bin ]] || die "no server binary at $bin (run 'swift build' or 'make run')"
-[[ -r $data_root/dev-admin-key && -r $data_root/master.key ]] \
-    || die "no development keys in $data_root (run scripts/dev-keys.sh or 'make run')"
+require_dev_keys
 
 database_url=$("$TESSERA_ROOT/scripts/dev-db.sh" url tessera)
-admin_key=$(<"$data_root/dev-admin-key")
+admin_key=$(<"$DEV_ADMIN_KEY_FILE")
 
 # Prints the URL of a listener given as HOST:PORT, or "off" for `none`.
 listener_url() {
@@ -38,6 +36,6 @@ EOF
 
 exec "$bin" serve \
     --database-url "$database_url" \
-    --master-key-file "$data_root/master.key" \
+    --master-key-file "$DEV_MASTER_KEY_FILE" \
     --bootstrap-admin-key "$admin_key" \
     "$@"
