@@ -1,0 +1,74 @@
+# Tessera: set-up, run, test and benchmark on a fresh Debian 12 machine (GNU make).
+# `make help` lists the targets; docs/development.md explains them.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+SWIFT ?= swift
+# SwiftPM's build folder; set SCRATCH=.build-NAME to keep builds apart.
+SCRATCH ?= .build
+# The shared folder (contract, benchmark ceilings) is a sibling of the repository.
+SHARED ?= $(CURDIR)/../shared
+BENCH_SECONDS ?= 10
+# Extra arguments for `tessera serve` (make run) or pytest (make e2e).
+ARGS ?=
+
+SWIFT_FLAGS := --scratch-path $(SCRATCH)
+TESSERA_BIN ?= $(abspath $(SCRATCH))/debug/tessera
+DEV_DB := scripts/dev-db.sh
+
+export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
+
+.PHONY: help deps db db-stop db-status keys build run test test-swift e2e bench clean distclean
+
+help: ## list the targets
+	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
+
+deps: ## install missing Debian packages and Python modules (fast when all are present)
+	@scripts/deps.sh
+
+db: deps ## start the private PostgreSQL cluster under .data/pg and print its URL
+	@$(DEV_DB) start
+
+db-stop: ## stop the private PostgreSQL cluster
+	@$(DEV_DB) stop
+
+db-status: ## say whether the private PostgreSQL cluster runs
+	@$(DEV_DB) status || true
+
+keys: ## make .data/dev-admin-key and .data/master.key once, check them after
+	@scripts/dev-keys.sh
+
+.data/dev-admin-key .data/master.key:
+	@scripts/dev-keys.sh
+
+build: deps ## swift build (debug)
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+run: deps db keys build ## build, then run the server against the dev database
+	@scripts/run.sh $(ARGS)
+
+test: deps db keys ## build, run every Swift test, then the end-to-end suite
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(MAKE) --no-print-directory test-swift
+	$(MAKE) --no-print-directory e2e
+
+test-swift: ## swift test against the dev cluster's tessera_test (no build step of its own)
+	TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
+		$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+e2e: ## run Tests/e2e against the built server (needs `make db keys` and a build)
+	@TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
+		scripts/e2e.sh $(ARGS)
+
+bench: deps db keys ## release build, then HTTP throughput against the uvhello ceiling
+	@scripts/bench-http.sh
+
+clean: ## remove build folders (.build*) and test output; keeps .data
+	rm -rf .build .build-* .build_* test-output
+
+distclean: clean ## clean, stop the dev database and remove .data and bench-results
+	@if [[ -d .data/pg ]]; then $(DEV_DB) stop; fi
+	rm -rf .data bench-results

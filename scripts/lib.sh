@@ -1,0 +1,119 @@
+# shellcheck shell=bash
+# Shared helpers for the scripts in this folder. Source it; do not run it.
+#
+# Every helper either succeeds or prints one clear line on stderr and returns non-zero,
+# so callers running under `set -euo pipefail` stop with a message instead of a mystery.
+
+# The repository root, whatever the caller's working directory.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+TESSERA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Where the dev cluster and the dev keys live: TESSERA_DATA_DIR, else .data in the repository.
+TESSERA_DATA=${TESSERA_DATA_DIR:-$TESSERA_ROOT/.data}
+[[ $TESSERA_DATA == /* ]] || TESSERA_DATA=$PWD/$TESSERA_DATA
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEV_ADMIN_KEY_FILE=$TESSERA_DATA/dev-admin-key
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEV_MASTER_KEY_FILE=$TESSERA_DATA/master.key
+
+# Prints a message prefixed with the calling script's name on stderr.
+say() {
+    printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+}
+
+# Prints a message and exits the calling script with status 1.
+die() {
+    say "error: $*"
+    exit 1
+}
+
+# Stops the calling script unless scripts/dev-keys.sh has made the dev keys.
+require_dev_keys() {
+    [[ -r $DEV_ADMIN_KEY_FILE && -r $DEV_MASTER_KEY_FILE ]] \
+        || die "no development keys in $TESSERA_DATA (run scripts/dev-keys.sh or 'make keys')"
+}
+
+# Prints a TCP port on 127.0.0.1 that nobody listens on right now.
+# The kernel picks it, so two callers never race for the same well-known number.
+free_port() {
+    python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()'
+}
+
+# wait_http URL TIMEOUT_SECONDS [PID]
+# Waits until GET URL answers 200. Fails early when PID (the server) has exited, and
+# after TIMEOUT_SECONDS otherwise.
+wait_http() {
+    local url=$1 timeout=$2 pid=${3:-}
+    python3 - "$url" "$timeout" "$pid" <<'PY'
+import sys, time, urllib.request, urllib.error
+
+url, timeout, pid = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+deadline = time.monotonic() + timeout
+last = "no answer"
+while time.monotonic() < deadline:
+    if pid:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                exited = stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+        except FileNotFoundError:
+            exited = True
+        if exited:
+            sys.exit(f"wait_http: the server (pid {pid}) exited before {url} answered")
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            if response.status == 200:
+                sys.exit(0)
+            last = f"HTTP {response.status}"
+    except urllib.error.HTTPError as error:
+        last = f"HTTP {error.code}"
+    except OSError as error:
+        last = str(error)
+    time.sleep(0.1)
+sys.exit(f"wait_http: {url} did not answer 200 within {timeout:g} s (last: {last})")
+PY
+}
+
+# wait_tcp PORT TIMEOUT_SECONDS [PID]
+# Waits until something accepts connections on 127.0.0.1:PORT.
+wait_tcp() {
+    local port=$1 timeout=$2 pid=${3:-} deadline
+    deadline=$((SECONDS + timeout))
+    while ((SECONDS < deadline)); do
+        if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+            say "the process $pid exited before port $port accepted connections"
+            return 1
+        fi
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    say "nothing accepted connections on 127.0.0.1:$port within $timeout s"
+    return 1
+}
+
+# stop_process PID TIMEOUT_SECONDS
+# Sends SIGTERM, waits up to TIMEOUT_SECONDS, then SIGKILL. Returns the process's exit
+# status when it stopped on its own, or 124 when it had to be killed. PID must be a child
+# of the calling shell so that `wait` can collect its status.
+stop_process() {
+    local pid=$1 timeout=$2 deadline status=0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || status=$?; return "$status"; }
+    kill -TERM "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + timeout))
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        say "process $pid did not stop within $timeout s after SIGTERM; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        return 124
+    fi
+    wait "$pid" 2>/dev/null || status=$?
+    return "$status"
+}
