@@ -14,6 +14,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tessera", targets: ["tessera"]),
+        .library(name: "TesseraLoop", targets: ["TesseraLoop"]),
+        .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Database throughput of the token flow against this machine's ceiling (make bench).
+#
+# The ceiling is pgbench running ../shared/bench/pg_token_cycle.sql (the SQL of one
+# authorize-plus-token cycle) with `-M prepared -c 16 -j 2`. The same two statements then run
+# through TesseraPostgres (Benchmarks/ TokenCycleBench: 16 clients over 2 loops, pipelined
+# prepared statements) for the same time. pgbench runs before and after Tessera and the
+# ceiling is their mean, so a drift of the machine during the run shows and is shared.
+# It prints cycles/s, p50, p99 and the ratio (target >= 0.7) and writes bench-results/db.txt.
+#
+# Environment:
+#   SHARED          the shared folder (default: ../shared beside the repository)
+#   BENCH_SECONDS   seconds per measurement (default 10)
+#   SWIFT           the swift command (default swift)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+shared=${SHARED:-$TESSERA_ROOT/../shared}
+seconds=${BENCH_SECONDS:-10}
+swift=${SWIFT:-swift}
+results_dir=$TESSERA_ROOT/bench-results
+results=$results_dir/db.txt
+scratch=$TESSERA_ROOT/.build-benchmarks
+[[ $seconds =~ ^[0-9]+$ ]] && ((seconds > 0)) || die "BENCH_SECONDS must be a whole number of at least 1"
+[[ -f $shared/bench/pg_token_cycle.sql ]] || die "no $shared/bench/pg_token_cycle.sql (set SHARED=...)"
+command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (run 'make deps')"
+mkdir -p "$results_dir"
+
+say "building Benchmarks/ (release) in $scratch"
+(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product TokenCycleBench --scratch-path "$scratch")
+
+dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+"$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS tessera_bench" >/dev/null
+"$dev_db" psql postgres -qc "CREATE DATABASE tessera_bench" >/dev/null
+"$dev_db" psql tessera_bench -q -f "$shared/bench/pg_token_schema.sql" >/dev/null
+url=$("$dev_db" url tessera_bench)
+
+# pgbench_rate: runs the ceiling once, prints "cycles/s p50-unknown latency-average-ms".
+pgbench_rate() {
+    local raw
+    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$shared/bench/pg_token_cycle.sql" "$url" 2>&1) \
+        || die "pgbench failed: $raw"
+    awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 } END { printf "%.1f %.3f\n", tps, avg }' <<<"$raw"
+}
+
+say "measuring pgbench (${seconds}s)"
+read -r before before_avg < <(pgbench_rate)
+say "measuring TesseraPostgres (${seconds}s)"
+ours=$("$scratch/release/TokenCycleBench" "$url" "$seconds" 16 2 8)
+say "measuring pgbench again (${seconds}s)"
+read -r after after_avg < <(pgbench_rate)
+
+rate=$(sed -E 's/.*rate=([0-9.]+).*/\1/' <<<"$ours")
+p50=$(sed -E 's/.*p50_ms=([0-9.]+).*/\1/' <<<"$ours")
+p99=$(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$ours")
+{
+    printf 'Token-cycle database benchmark, %s, commit %s, %s cores, %ss each\n\n' \
+        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        "$(nproc)" "$seconds"
+    printf '%-44s %12s %14s\n' target 'cycles/s' 'latency ms'
+    printf '%-44s %12s %14s\n' "ceiling: pgbench -M prepared -c16 -j2 (before)" "$before" "avg $before_avg"
+    printf '%-44s %12s %14s\n' "TesseraPostgres, 16 clients on 2 loops" "$rate" "p50 $p50 p99 $p99"
+    printf '%-44s %12s %14s\n' "ceiling: pgbench (after)" "$after" "avg $after_avg"
+    awk -v rate="$rate" -v a="$before" -v b="$after" 'BEGIN {
+        ceiling = (a + b) / 2
+        r = (ceiling > 0) ? rate / ceiling : 0
+        printf("\nTesseraPostgres / ceiling  %.2f  (target >= 0.70)  %s\n", r, (r >= 0.7) ? "met" : "BELOW TARGET")
+    }'
+} | tee "$results"
+say "results written to $results"
