@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
 
         .target(name: "TesseraJSON", swiftSettings: swiftSettings),
+        .target(name: "TesseraMetrics", swiftSettings: swiftSettings),
+        .target(name: "TesseraCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(
             name: "TesseraLoop",
             dependencies: ["CLibUV", .product(name: "Logging", package: "swift-log")],
@@ -42,9 +44,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "TesseraPostgres",
+            dependencies: ["TesseraLoop", "CLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON",
+                "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -60,6 +67,8 @@ let package = Package(
         ),
 
         .testTarget(name: "TesseraJSONTests", dependencies: ["TesseraJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "TesseraMetricsTests", dependencies: ["TesseraMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraLoopTests", dependencies: ["TesseraLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraHTTPTests", dependencies: ["TesseraHTTP", "TesseraLoop"], swiftSettings: swiftSettings),
         .testTarget(

@@ -22,4 +22,8 @@ static inline int tessera_uv_eof(void) { return UV_EOF; }
 static inline int tessera_uv_ecanceled(void) { return UV_ECANCELED; }
 static inline int tessera_uv_eaddrinuse(void) { return UV_EADDRINUSE; }
 
+/* Names the calling thread (shown by top -H and gdb); glibc declares it only under _GNU_SOURCE. */
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline void tessera_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
+
 #endif

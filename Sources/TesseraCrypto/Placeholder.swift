@@ -1,2 +1,2 @@
 /// Placeholder; replaced as the module is built.
-enum TesseraLoopPlaceholder {}
+enum TesseraCryptoPlaceholder {}

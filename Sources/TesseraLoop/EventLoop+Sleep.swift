@@ -1,0 +1,45 @@
+extension EventLoop {
+    /// Suspends the caller for `duration`, timed by this loop; throws `CancellationError` when the task is
+    /// cancelled first. The caller resumes on its own executor.
+    public func sleep(for duration: Duration) async throws {
+        let sleeper = Sleeper(loop: self)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                execute { sleeper.start(after: duration, continuation) }
+            }
+        } onCancel: {
+            execute { sleeper.cancel() }
+        }
+    }
+}
+
+/// One sleep's timer and continuation. Every method runs on the loop thread, so it needs no lock.
+private final class Sleeper: @unchecked Sendable {
+    private let loop: EventLoop
+    private var timer: LoopTimer?
+    private var continuation: CheckedContinuation<Void, any Error>?
+    private var cancelled = false
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func start(after duration: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
+        guard !cancelled else { return continuation.resume(throwing: CancellationError()) }
+        self.continuation = continuation
+        let timer = LoopTimer(loop: loop)
+        self.timer = timer
+        timer.start(after: duration) { [self] in finish(with: nil) }
+    }
+
+    func cancel() {
+        cancelled = true
+        finish(with: CancellationError())
+    }
+
+    private func finish(with error: (any Error)?) {
+        timer?.close()
+        timer = nil
+        guard let continuation else { return }
+        self.continuation = nil
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}

@@ -1,0 +1,140 @@
+internal import CLibUV
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libuv loop running on its own thread.
+///
+/// The loop is the isolation domain of everything it serves: its sockets, timers and database connections
+/// are touched only from its thread, so none of them need locks. Work reaches the loop from other threads
+/// through ``execute(_:)`` or, for Swift concurrency, because the loop is a `SerialExecutor` and a
+/// `TaskExecutor` (see `EventLoop+Executor.swift`). Jobs are queued under a mutex; `uv_async_send` wakes the
+/// loop only when the queue goes from empty to non-empty, and the wakeup drains the whole queue.
+public final class EventLoop: @unchecked Sendable {
+    /// Work waiting to run on the loop thread.
+    enum Work {
+        /// A Swift concurrency job.
+        case job(UnownedJob)
+        /// A closure from ``execute(_:)``.
+        case closure(@Sendable () -> Void)
+    }
+
+    /// State shared with other threads, always under ``pending``'s lock.
+    struct Pending {
+        var work: [Work] = []
+        var stopping = false
+    }
+
+    /// The position of this loop in its group, for logs and metrics labels.
+    public let index: Int
+    /// The libuv loop; use only on the loop thread.
+    let uvLoop: UnsafeMutablePointer<uv_loop_t>
+    private let wakeup: UnsafeMutablePointer<uv_async_t>
+    private let pending = Mutex(Pending())
+    /// The batch being run; only the loop thread touches it, so draining allocates nothing in steady state.
+    private var running: [Work] = []
+    /// One read buffer for every connection of this loop: libuv fills it and the read callback consumes it
+    /// before the next allocation, so sharing it is safe on one thread.
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    /// Creates a loop; it runs once ``EventLoopGroup`` gives it a thread.
+    init(index: Int) throws(LoopError) {
+        self.index = index
+        uvLoop = .allocate(capacity: 1)
+        wakeup = .allocate(capacity: 1)
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        do {
+            try LoopError.check(uv_loop_init(uvLoop), "uv_loop_init")
+        } catch {
+            uvLoop.deallocate()
+            wakeup.deallocate()
+            readBuffer.deallocate()
+            throw error
+        }
+        wakeup.initialize(to: uv_async_t())
+        uv_async_init(uvLoop, wakeup) { handle in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().drain()
+        }
+        wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// The loop of the calling thread, or nil when the caller is not on a loop thread.
+    public static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentLoopKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var inEventLoop: Bool {
+        pthread_getspecific(currentLoopKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Stops the program when called off this loop's thread: guards loop-confined state.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "must run on event loop \(index)", file: file, line: line)
+    }
+
+    /// Runs `work` on the loop thread soon, after the work queued before it. Safe from any thread.
+    /// Work handed to a loop that is stopping is dropped.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        push(.closure(work))
+    }
+
+    /// Runs `work` on the loop thread and returns its result to the caller.
+    public func submit<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            execute { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Queues work and wakes the loop if the queue was empty.
+    func push(_ work: Work) {
+        let wasEmpty = pending.withLock { state -> Bool? in
+            guard !state.stopping else { return nil }
+            let wasEmpty = state.work.isEmpty
+            state.work.append(work)
+            return wasEmpty
+        }
+        if wasEmpty == true { uv_async_send(wakeup) }
+    }
+
+    /// Runs everything queued so far, on the loop thread.
+    private func drain() {
+        let stopping = pending.withLock { state -> Bool in
+            swap(&state.work, &running)
+            return state.stopping
+        }
+        for work in running {
+            switch work {
+            case .job(let job):
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            case .closure(let closure):
+                closure()
+            }
+        }
+        running.removeAll(keepingCapacity: true)
+        if stopping { uv_stop(uvLoop) }
+    }
+
+    /// Asks the loop thread to leave `uv_run`; later work is dropped. Safe from any thread.
+    func requestStop() {
+        pending.withLock { $0.stopping = true }
+        uv_async_send(wakeup)
+    }
+
+    /// The body of the loop's thread: runs until ``requestStop()``.
+    func run() {
+        pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
+        uv_run(uvLoop, UV_RUN_DEFAULT)
+        pthread_setspecific(currentLoopKey, nil)
+    }
+}
+
+/// The thread-local slot that names the loop a thread runs.
+private let currentLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
