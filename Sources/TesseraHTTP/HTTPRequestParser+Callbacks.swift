@@ -1,0 +1,119 @@
+internal import CHTTPParser
+
+/// The C callbacks of http_parser. Each reaches its ``HTTPRequestParser`` through `parser->data`, which holds an
+/// unretained reference: the Swift object owns the C parser, so it outlives every callback.
+extension HTTPRequestParser {
+    /// Returned by a callback to stop the C parser; the failure itself is kept in ``callbackFailure``.
+    static let stop: Int32 = 1
+
+    static func makeSettings() -> http_parser_settings {
+        var settings = http_parser_settings()
+        settings.on_message_begin = { parser in
+            guard let owner = HTTPRequestParser.owner(of: parser) else { return HTTPRequestParser.stop }
+            owner.beginMessage()
+            owner.pauseReason = .messageBegan
+            http_parser_pause(parser, 1)
+            return 0
+        }
+        settings.on_url = { parser, data, length in
+            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
+            return owner.appendTarget(UnsafeRawBufferPointer(start: data, count: length))
+        }
+        settings.on_header_field = { parser, data, length in
+            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
+            return owner.appendField(UnsafeRawBufferPointer(start: data, count: length))
+        }
+        settings.on_header_value = { parser, data, length in
+            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
+            return owner.appendValue(UnsafeRawBufferPointer(start: data, count: length))
+        }
+        settings.on_headers_complete = { parser in
+            guard let owner = HTTPRequestParser.owner(of: parser), owner.commitField() else {
+                return HTTPRequestParser.stop
+            }
+            owner.pauseReason = .headersComplete
+            http_parser_pause(parser, 1)
+            return 0
+        }
+        settings.on_chunk_header = { parser in
+            guard let owner = HTTPRequestParser.owner(of: parser), let parser else { return HTTPRequestParser.stop }
+            return owner.checkChunk(size: tessera_http_content_length(parser))
+        }
+        settings.on_body = { parser, data, length in
+            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
+            return owner.appendBody(UnsafeRawBufferPointer(start: data, count: length))
+        }
+        settings.on_message_complete = { parser in
+            guard let owner = HTTPRequestParser.owner(of: parser), owner.commitField() else {
+                return HTTPRequestParser.stop
+            }
+            owner.completeMessage()
+            if owner.stage == .finished {
+                // The connection closes after this request: parse nothing that follows it.
+                http_parser_pause(parser, 1)
+            }
+            return 0
+        }
+        return settings
+    }
+
+    static func owner(of parser: UnsafeMutablePointer<http_parser>?) -> HTTPRequestParser? {
+        guard let data = parser?.pointee.data else { return nil }
+        return Unmanaged<HTTPRequestParser>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    func appendTarget(_ data: UnsafeRawBufferPointer) -> Int32 {
+        targetBytes.append(contentsOf: data)
+        return countHeaderData(data.count)
+    }
+
+    func appendField(_ data: UnsafeRawBufferPointer) -> Int32 {
+        if lastCallbackWasValue, !commitField() {
+            return HTTPRequestParser.stop
+        }
+        fieldBytes.append(contentsOf: data)
+        return countHeaderData(data.count)
+    }
+
+    func appendValue(_ data: UnsafeRawBufferPointer) -> Int32 {
+        valueBytes.append(contentsOf: data)
+        lastCallbackWasValue = true
+        return countHeaderData(data.count)
+    }
+
+    /// Counts header or trailer bytes and stops the parser once they certainly exceed the limit.
+    func countHeaderData(_ count: Int) -> Int32 {
+        if stage == .header {
+            headerDataBytes += count
+            guard headerDataBytes <= maxHeaderBytes else {
+                callbackFailure = .headersTooLarge
+                return HTTPRequestParser.stop
+            }
+        } else {
+            trailerBytes += count
+            guard trailerBytes <= maxHeaderBytes else {
+                callbackFailure = .headersTooLarge
+                return HTTPRequestParser.stop
+            }
+        }
+        return 0
+    }
+
+    /// Refuses a chunk that would take the body past the limit, before any of it is read.
+    func checkChunk(size: UInt64) -> Int32 {
+        guard size <= UInt64(maxBodyBytes - body.count) else {
+            callbackFailure = .bodyTooLarge
+            return HTTPRequestParser.stop
+        }
+        return 0
+    }
+
+    func appendBody(_ data: UnsafeRawBufferPointer) -> Int32 {
+        guard data.count <= maxBodyBytes - body.count else {
+            callbackFailure = .bodyTooLarge
+            return HTTPRequestParser.stop
+        }
+        body.append(contentsOf: data)
+        return 0
+    }
+}

@@ -1,0 +1,245 @@
+internal import CHTTPParser
+
+/// Turns the bytes of one connection into ``HTTPRequest``s with Node's http_parser, enforcing the limits of an
+/// ``HTTPServerConfiguration``.
+///
+/// Feed it whatever the socket delivered, in order; each call returns the ``HTTPParserEvent``s those bytes completed.
+/// A request may be split across any number of feeds, and one feed may hold many pipelined requests. After a
+/// ``HTTPParserEvent/failure(_:)``, or after a request that does not keep the connection alive, the parser ignores
+/// further input. Not thread-safe: one connection, one loop.
+public final class HTTPRequestParser {
+    /// Where the parser stands within the current message.
+    enum Stage {
+        /// Between messages: no byte of the next request has arrived.
+        case idle
+        /// Inside the request line and header fields.
+        case header
+        /// Headers complete: reading the body (or the trailers of a chunked body).
+        case body
+        /// No more input is read: a failure happened or the last request closes the connection.
+        case finished
+    }
+
+    /// Why the C parser was paused inside a callback, so ``feed(_:)`` can take the byte position.
+    enum PauseReason {
+        case none
+        case messageBegan
+        case headersComplete
+    }
+
+    let maxHeaderBytes: Int
+    let maxBodyBytes: Int
+    let parser: UnsafeMutablePointer<http_parser>
+    let settings: UnsafeMutablePointer<http_parser_settings>
+
+    var stage = Stage.idle
+    var pauseReason = PauseReason.none
+    /// A failure decided inside a callback, which then stops the C parser by returning non-zero.
+    var callbackFailure: HTTPParseError?
+    var events: [HTTPParserEvent] = []
+
+    /// Header bytes of the current message that arrived in earlier feeds.
+    var headerBytesBeforeThisFeed = 0
+    /// Offset in the current feed where the current message's header section (or this feed) began.
+    var headerStartInThisFeed = 0
+    /// Bytes of the request target, field names and values seen so far: a lower bound of the header size that is
+    /// checked inside callbacks, so one huge feed cannot make the parser buffer far past the limit.
+    var headerDataBytes = 0
+    /// Bytes of trailer fields of a chunked body seen so far.
+    var trailerBytes = 0
+
+    var targetBytes: [UInt8] = []
+    var fieldBytes: [UInt8] = []
+    var valueBytes: [UInt8] = []
+    var lastCallbackWasValue = false
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    var method = HTTPMethod.get
+    var target = ""
+    var keepAlive = true
+
+    /// Creates a parser enforcing `configuration`'s header and body limits.
+    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration()) {
+        maxHeaderBytes = configuration.maxHeaderBytes
+        maxBodyBytes = configuration.maxBodyBytes
+        parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
+        settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+        http_parser_init(parser, HTTP_REQUEST)
+        settings.initialize(to: HTTPRequestParser.makeSettings())
+        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        parser.deallocate()
+        settings.deinitialize(count: 1)
+        settings.deallocate()
+    }
+
+    /// Whether the parser has stopped reading input, after a failure or a request that closes the connection.
+    public var isFinished: Bool { stage == .finished }
+
+    /// Whether a request has begun (at least one byte of it arrived) and is not yet complete.
+    public var isInsideRequest: Bool { stage == .header || stage == .body }
+
+    /// Parses `bytes` and returns the events they completed, in order.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> [HTTPParserEvent] {
+        guard stage != .finished, let base = bytes.baseAddress, !bytes.isEmpty else { return [] }
+        let start = base.assumingMemoryBound(to: CChar.self)
+        var offset = 0
+        headerStartInThisFeed = 0
+        while offset < bytes.count, stage != .finished {
+            let consumed = http_parser_execute(parser, settings, start + offset, bytes.count - offset)
+            offset += consumed
+            let errno = tessera_http_errno(parser)
+            if errno == HPE_PAUSED {
+                http_parser_pause(parser, 0)
+                handlePause(at: offset)
+            } else if errno != HPE_OK {
+                handleError(errno)
+            } else if offset < bytes.count {
+                fail(.malformed(reason: "unexpected data after the message"))
+            }
+        }
+        if stage == .header {
+            headerBytesBeforeThisFeed += bytes.count - headerStartInThisFeed
+            if headerBytesBeforeThisFeed > maxHeaderBytes {
+                fail(.headersTooLarge)
+            }
+        }
+        return takeEvents()
+    }
+
+    /// Feeds a byte array; see ``feed(_:)``.
+    public func feed(_ bytes: [UInt8]) -> [HTTPParserEvent] {
+        bytes.withUnsafeBytes { feed($0) }
+    }
+
+    func takeEvents() -> [HTTPParserEvent] {
+        let taken = events
+        events = []
+        return taken
+    }
+
+    /// Records the byte position of a pause requested by a callback and finishes that callback's work.
+    func handlePause(at offset: Int) {
+        let reason = pauseReason
+        pauseReason = .none
+        switch reason {
+        case .none:
+            break
+        case .messageBegan:
+            // The begin callback consumed the message's first byte.
+            headerStartInThisFeed = offset - 1
+            headerBytesBeforeThisFeed = 0
+            events.append(.requestStarted)
+        case .headersComplete:
+            // The parser stops on the header section's final LF without consuming it.
+            let headerBytes = headerBytesBeforeThisFeed + offset + 1 - headerStartInThisFeed
+            if headerBytes > maxHeaderBytes {
+                fail(.headersTooLarge)
+            } else {
+                acceptHead()
+            }
+        }
+    }
+
+    func handleError(_ errno: http_errno) {
+        if let failure = callbackFailure {
+            fail(failure)
+        } else if errno == HPE_HEADER_OVERFLOW {
+            fail(.headersTooLarge)
+        } else {
+            let description = http_errno_description(errno).map { String(cString: $0) } ?? "parse error"
+            fail(.malformed(reason: description))
+        }
+    }
+
+    func fail(_ failure: HTTPParseError) {
+        stage = .finished
+        events.append(.failure(failure))
+    }
+
+    /// Resets the per-message state when a new message begins.
+    func beginMessage() {
+        stage = .header
+        targetBytes.removeAll(keepingCapacity: true)
+        fieldBytes.removeAll(keepingCapacity: true)
+        valueBytes.removeAll(keepingCapacity: true)
+        lastCallbackWasValue = false
+        headers = HTTPHeaders()
+        body = []
+        headerDataBytes = 0
+        trailerBytes = 0
+        callbackFailure = nil
+    }
+
+    /// Moves the field being read into ``headers`` once its value is complete (trailer fields are dropped).
+    /// Returns false, with ``callbackFailure`` set, for a name that is not a token: http_parser lets spaces through.
+    func commitField() -> Bool {
+        guard lastCallbackWasValue || !fieldBytes.isEmpty else { return true }
+        guard !fieldBytes.isEmpty, fieldBytes.allSatisfy(HTTPResponseEncoder.isTokenByte) else {
+            callbackFailure = .malformed(reason: "invalid header field name")
+            return false
+        }
+        if stage == .header {
+            headers.add(
+                name: String(decoding: fieldBytes, as: UTF8.self),
+                value: HTTPRequestParser.trimmed(valueBytes)
+            )
+        }
+        fieldBytes.removeAll(keepingCapacity: true)
+        valueBytes.removeAll(keepingCapacity: true)
+        lastCallbackWasValue = false
+        return true
+    }
+
+    /// Checks the complete head (version, upgrade, Content-Length, Expect) and reports it.
+    func acceptHead() {
+        let major = Int(tessera_http_major(parser))
+        let minor = Int(tessera_http_minor(parser))
+        guard major == 1, minor == 0 || minor == 1 else {
+            return fail(.versionNotSupported)
+        }
+        guard tessera_http_upgrade(parser) == 0 else {
+            return fail(.upgradeNotSupported)
+        }
+        let chunked = tessera_http_is_chunked(parser) != 0
+        var declaredLength: UInt64 = 0
+        if tessera_http_has_content_length(parser) != 0 {
+            declaredLength = tessera_http_content_length(parser)
+            guard declaredLength <= UInt64(maxBodyBytes) else {
+                return fail(.bodyTooLarge)
+            }
+        }
+        var expectsContinue = false
+        let expectations = headers.values(of: "Expect")
+        if !expectations.isEmpty {
+            let onlyContinue = expectations.allSatisfy { HTTPRequestParser.isContinueExpectation($0) }
+            guard onlyContinue else { return fail(.expectationFailed) }
+            // RFC 9110 §10.1.1: an HTTP/1.0 server ignores 100-continue.
+            expectsContinue = minor == 1 && (chunked || declaredLength > 0)
+        }
+        body.reserveCapacity(Int(declaredLength))
+        method = HTTPRequestParser.method(code: tessera_http_method(parser))
+        target = String(decoding: targetBytes, as: UTF8.self)
+        keepAlive = http_should_keep_alive(parser) != 0
+        stage = .body
+        events.append(.headersComplete(expectsContinue: expectsContinue))
+    }
+
+    /// Reports the complete request and readies for the next one.
+    func completeMessage() {
+        let request = HTTPRequest(
+            method: method,
+            target: target,
+            version: (Int(tessera_http_major(parser)), Int(tessera_http_minor(parser))),
+            headers: headers,
+            body: body,
+            keepAlive: keepAlive
+        )
+        headers = HTTPHeaders()
+        body = []
+        events.append(.request(request))
+        stage = keepAlive ? .idle : .finished
+    }
+}

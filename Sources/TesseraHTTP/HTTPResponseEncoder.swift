@@ -1,0 +1,106 @@
+/// Writes an ``HTTPResponse`` as HTTP/1.1 bytes: status line, the response's fields, then `Date`, `Content-Length`
+/// and `Connection` as the ``HTTPResponseContext`` requires, then the body.
+///
+/// The response's own `Content-Length`, `Transfer-Encoding` and `Connection` fields are dropped, since framing is
+/// the server's job; a `Date` field of the response replaces the server's.
+public enum HTTPResponseEncoder {
+    /// The interim response that tells a client waiting on `Expect: 100-continue` to send its body.
+    public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Encodes `response` for the request described by `context`, with `date` (an IMF-fixdate) as its `Date`.
+    public static func encode(
+        _ response: HTTPResponse, context: HTTPResponseContext, date: String
+    ) throws(HTTPResponseEncodingError) -> [UInt8] {
+        let status = response.status
+        guard (100...999).contains(status.code), isFieldValue(status.reasonPhrase) else {
+            throw .invalidStatus(code: status.code)
+        }
+        let bodyAllowed = !(status.code < 200 || status.code == 204 || status.code == 304)
+        var headerBytes = 0
+        for field in response.headers {
+            headerBytes += field.name.utf8.count + field.value.utf8.count + 4
+        }
+        let bodyBytes = bodyAllowed && !context.isHeadRequest ? response.body.count : 0
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + status.reasonPhrase.utf8.count + headerBytes + bodyBytes)
+
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(status.code, to: &out)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: status.reasonPhrase.utf8)
+        out.append(contentsOf: crlf)
+
+        var hasDate = false
+        for field in response.headers {
+            guard isToken(field.name), isFieldValue(field.value) else {
+                throw .invalidHeaderField(name: field.name)
+            }
+            if HTTPHeaders.namesEqual(field.name, "Content-Length")
+                || HTTPHeaders.namesEqual(field.name, "Transfer-Encoding")
+                || HTTPHeaders.namesEqual(field.name, "Connection")
+            {
+                continue
+            }
+            if HTTPHeaders.namesEqual(field.name, "Date") {
+                hasDate = true
+            }
+            out.append(contentsOf: field.name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: field.value.utf8)
+            out.append(contentsOf: crlf)
+        }
+        if !hasDate {
+            out.append(contentsOf: "Date: ".utf8)
+            out.append(contentsOf: date.utf8)
+            out.append(contentsOf: crlf)
+        }
+        if bodyAllowed {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(response.body.count, to: &out)
+            out.append(contentsOf: crlf)
+        }
+        if context.closeConnection {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if context.isHTTP10 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: crlf)
+        if bodyBytes > 0 {
+            out.append(contentsOf: response.body)
+        }
+        return out
+    }
+
+    static let crlf: [UInt8] = [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
+
+    /// Appends the decimal digits of a non-negative number.
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        guard value >= 10 else {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: max(value, 0)))
+            return
+        }
+        appendDecimal(value / 10, to: &out)
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10))
+    }
+
+    /// Whether `name` is a non-empty RFC 9110 token.
+    static func isToken(_ name: String) -> Bool {
+        guard !name.isEmpty else { return false }
+        return name.utf8.allSatisfy(isTokenByte)
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// Whether `value` can follow a field name without ending the line: no CR, LF or NUL.
+    static func isFieldValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
+    }
+}

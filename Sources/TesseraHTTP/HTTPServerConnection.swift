@@ -1,0 +1,193 @@
+import Logging
+import TesseraLoop
+
+/// One accepted connection: glues a ``TCPConnection``, an ``HTTPRequestParser``, an
+/// ``HTTPConnectionStateMachine`` and one ``LoopTimer`` together, and performs the machine's actions.
+///
+/// Everything here runs on the connection's loop thread: socket callbacks, timer fires, and handler tasks
+/// (started with `Task.immediate` and the loop as executor preference, so they resume on the loop). That
+/// confinement is what makes the `@unchecked Sendable` sound: the only reason for it is that a handler task
+/// captures the connection to report its response.
+final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
+    /// What the log line of a request needs, kept from its start to its response.
+    struct RequestLog {
+        let id: String
+        let method: HTTPMethod
+        let path: String
+        let start: ContinuousClock.Instant
+    }
+
+    let tcp: TCPConnection
+    let context: HTTPServerLoopContext
+    let parser: HTTPRequestParser
+    let timer: LoopTimer
+    var machine: HTTPConnectionStateMachine
+    /// Actions still to perform. Performing one can produce more (a write that completes at once, an
+    /// immediate handler); they queue here so the machine's order is kept.
+    var pendingActions: [HTTPConnectionStateMachine.Action] = []
+    var performing = false
+    var handlerTask: Task<Void, Never>?
+    var currentRequest: RequestLog?
+
+    init(tcp: TCPConnection, context: HTTPServerLoopContext) {
+        self.tcp = tcp
+        self.context = context
+        parser = HTTPRequestParser(configuration: context.configuration)
+        timer = LoopTimer(loop: tcp.loop)
+        machine = HTTPConnectionStateMachine(configuration: context.configuration)
+    }
+
+    /// Whether the connection has nothing more to do for HTTP (it may still be flushing or lingering).
+    var isFinished: Bool { machine.isClosed }
+
+    /// Starts reading and the idle timer.
+    func start() {
+        tcp.delegate = self
+        perform(machine.start())
+        tcp.startReading()
+    }
+
+    /// Asks the connection to close once the request in progress (if any) is answered.
+    func shutdown() {
+        perform(machine.shutdownRequested())
+    }
+
+    /// Closes the socket at once, whatever is in progress.
+    func abort() {
+        handlerTask?.cancel()
+        timer.stop()
+        tcp.abort()
+    }
+
+    func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+        guard !machine.isClosed else { return }
+        for event in parser.feed(bytes) {
+            switch event {
+            case .requestStarted:
+                perform(machine.requestStarted())
+            case .headersComplete(let expectsContinue):
+                perform(machine.headersComplete(expectsContinue: expectsContinue))
+            case .request(let request):
+                perform(machine.requestReceived(request))
+            case .failure(let failure):
+                context.logger.debug(
+                    "unreadable request",
+                    metadata: ["reason": "\(failure.reason)", "remote": "\(tcp.remoteAddress ?? "-")"]
+                )
+                perform(machine.parseFailed(failure))
+            }
+        }
+    }
+
+    func connectionDidReachEnd(_ connection: TCPConnection) {
+        perform(machine.peerClosed())
+    }
+
+    func connectionDidClose(_ connection: TCPConnection) {
+        handlerTask?.cancel()
+        handlerTask = nil
+        timer.close()
+        context.connectionClosed(self)
+    }
+
+    /// Performs `actions` in order, after any still pending.
+    func perform(_ actions: [HTTPConnectionStateMachine.Action]) {
+        pendingActions.append(contentsOf: actions)
+        guard !performing else { return }
+        performing = true
+        var index = 0
+        while index < pendingActions.count {
+            let action = pendingActions[index]
+            index += 1
+            perform(action)
+        }
+        pendingActions.removeAll(keepingCapacity: true)
+        performing = false
+    }
+
+    func perform(_ action: HTTPConnectionStateMachine.Action) {
+        switch action {
+        case .startHandler(let request):
+            startHandler(request)
+        case .write(let response, let responseContext):
+            write(response, responseContext)
+        case .send100Continue:
+            tcp.write(HTTPResponseEncoder.continueResponse)
+        case .pauseReading:
+            tcp.stopReading()
+        case .resumeReading:
+            tcp.startReading()
+        case .armTimer(let kind):
+            let delay = kind == .header ? context.configuration.headerTimeout : context.configuration.idleTimeout
+            timer.start(after: delay) { [weak self] in
+                guard let self else { return }
+                perform(machine.timerFired(kind))
+            }
+        case .cancelTimer:
+            timer.stop()
+        case .close:
+            handlerTask?.cancel()
+            handlerTask = nil
+            timer.stop()
+            tcp.close()
+        }
+    }
+
+    func startHandler(_ request: HTTPRequest) {
+        var request = request
+        request.remoteAddress = tcp.remoteAddress
+        currentRequest = RequestLog(
+            id: context.nextRequestID(), method: request.method, path: request.path, start: .now
+        )
+        switch context.router.handler(for: request) {
+        case .immediate(let handler):
+            perform(machine.handlerCompleted(handler(request)))
+        case .async(let handler):
+            handlerTask = Task.immediate(executorPreference: tcp.loop) { [self] in
+                let response = await handler(request)
+                handlerTask = nil
+                perform(machine.handlerCompleted(response))
+            }
+        }
+    }
+
+    func write(_ response: HTTPResponse, _ responseContext: HTTPResponseContext) {
+        let date = context.dateCache.current()
+        var status = response.status.code
+        let bytes: [UInt8]
+        do {
+            bytes = try HTTPResponseEncoder.encode(response, context: responseContext, date: date)
+        } catch {
+            context.logger.error("handler response cannot be encoded", metadata: ["reason": "\(error.reason)"])
+            status = 500
+            let fallback = HTTPResponse.text("internal server error\n", status: .internalServerError)
+            bytes = (try? HTTPResponseEncoder.encode(fallback, context: responseContext, date: date)) ?? []
+        }
+        logResponse(status: status)
+        tcp.write(bytes) { [weak self] success in
+            guard let self else { return }
+            perform(machine.writeCompleted(success: success))
+        }
+    }
+
+    /// Logs the request being answered (or a failure response), at debug level; never bodies or credentials.
+    func logResponse(status: Int) {
+        guard context.logger.logLevel <= .debug else {
+            currentRequest = nil
+            return
+        }
+        if let request = currentRequest {
+            let milliseconds = (ContinuousClock.now - request.start) / .milliseconds(1)
+            context.logger.debug(
+                "request",
+                metadata: [
+                    "request": "\(request.id)", "method": "\(request.method)", "path": "\(request.path)",
+                    "status": "\(status)", "duration_ms": "\(milliseconds)",
+                ]
+            )
+        } else {
+            context.logger.debug("error response", metadata: ["status": "\(status)"])
+        }
+        currentRequest = nil
+    }
+}

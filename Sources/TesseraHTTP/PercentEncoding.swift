@@ -1,0 +1,82 @@
+/// Percent-decoding and -encoding of URL components and form data (RFC 3986 §2.1, WHATWG URL
+/// `application/x-www-form-urlencoded`).
+public enum PercentEncoding {
+    /// Decodes `%XX` escapes; with `plusAsSpace` (query strings and forms only) a `+` becomes a space.
+    /// Throws on a `%` without two hex digits after it, or when the result is not UTF-8.
+    public static func decode(
+        _ text: some StringProtocol, plusAsSpace: Bool = false
+    ) throws(PercentEncodingError) -> String {
+        let utf8 = text.utf8
+        let needsWork = utf8.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
+        guard needsWork else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        var offset = 0
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let first = utf8.index(after: index)
+                guard first != utf8.endIndex, let high = hexValue(utf8[first]) else {
+                    throw .invalidEscape(offset: offset)
+                }
+                let second = utf8.index(after: first)
+                guard second != utf8.endIndex, let low = hexValue(utf8[second]) else {
+                    throw .invalidEscape(offset: offset)
+                }
+                bytes.append(high << 4 | low)
+                index = utf8.index(after: second)
+                offset += 3
+            } else {
+                bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index = utf8.index(after: index)
+                offset += 1
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw .invalidUTF8
+        }
+        return decoded
+    }
+
+    /// Encodes every byte except the RFC 3986 unreserved ones (`A–Z a–z 0–9 - . _ ~`) as `%XX`, so the result is
+    /// safe as a query or form name or value, and as a path segment.
+    public static func encode(_ text: some StringProtocol) -> String {
+        let utf8 = text.utf8
+        guard !utf8.allSatisfy(isUnreserved) else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3)
+        for byte in utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+}

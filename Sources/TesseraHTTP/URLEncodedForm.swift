@@ -1,0 +1,55 @@
+/// An ordered list of name-value pairs from a query string or an `application/x-www-form-urlencoded` body.
+/// Repeated names are kept, in order.
+public struct URLEncodedForm: Sendable {
+    /// The pairs in the order they appeared.
+    public var fields: [(name: String, value: String)]
+
+    /// Creates a form from pairs, keeping their order.
+    public init(fields: [(name: String, value: String)] = []) {
+        self.fields = fields
+    }
+
+    /// Parses `a=1&b=two+words&a=%2B`: pairs split on `&`, empty pairs skipped, a pair without `=` has an empty
+    /// value, `+` is a space, `%XX` is decoded. Throws on a bad escape or non-UTF-8 result.
+    public init(parsing text: some StringProtocol) throws(PercentEncodingError) {
+        fields = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            if let equals = pair.firstIndex(of: "=") {
+                let name = try PercentEncoding.decode(pair[..<equals], plusAsSpace: true)
+                let value = try PercentEncoding.decode(pair[pair.index(after: equals)...], plusAsSpace: true)
+                fields.append((name: name, value: value))
+            } else {
+                fields.append((name: try PercentEncoding.decode(pair, plusAsSpace: true), value: ""))
+            }
+        }
+    }
+
+    /// Parses a request body; bytes that are not UTF-8 throw ``PercentEncodingError/invalidUTF8``.
+    public init(parsing body: [UInt8]) throws(PercentEncodingError) {
+        guard let text = String(validating: body, as: UTF8.self) else {
+            throw .invalidUTF8
+        }
+        try self.init(parsing: text)
+    }
+
+    /// The first value of `name`, if present.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name == name }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(of name: String) -> [String] {
+        fields.filter { $0.name == name }.map(\.value)
+    }
+
+    /// Appends a pair.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// The form as `a=1&b=two%20words`, every name and value percent-encoded.
+    public var encoded: String {
+        fields.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
+            .joined(separator: "&")
+    }
+}

@@ -1,0 +1,314 @@
+import Testing
+import TesseraHTTP
+
+/// A comparable summary of state-machine actions.
+enum Did: Equatable, CustomStringConvertible {
+    case start(String)
+    case write(Int, close: Bool)
+    case continue100
+    case pause
+    case resume
+    case arm(HTTPConnectionStateMachine.Timer)
+    case cancel
+    case close
+
+    init(_ action: HTTPConnectionStateMachine.Action) {
+        switch action {
+        case .startHandler(let request): self = .start(request.target)
+        case .write(let response, let context): self = .write(response.status.code, close: context.closeConnection)
+        case .send100Continue: self = .continue100
+        case .pauseReading: self = .pause
+        case .resumeReading: self = .resume
+        case .armTimer(let timer): self = .arm(timer)
+        case .cancelTimer: self = .cancel
+        case .close: self = .close
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .start(let target): "start(\(target))"
+        case .write(let code, let close): "write(\(code)\(close ? ", close" : ""))"
+        case .continue100: "100"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .arm(let timer): "arm(\(timer))"
+        case .cancel: "cancel"
+        case .close: "close"
+        }
+    }
+}
+
+func did(_ actions: [HTTPConnectionStateMachine.Action]) -> [Did] { actions.map(Did.init) }
+
+func request(_ target: String, method: HTTPMethod = .get, keepAlive: Bool = true, http10: Bool = false) -> HTTPRequest {
+    HTTPRequest(method: method, target: target, version: (1, http10 ? 0 : 1), keepAlive: keepAlive)
+}
+
+extension HTTPConnectionStateMachine {
+    /// Delivers a whole request the way the parser reports it: started, headers, request.
+    mutating func receive(_ request: HTTPRequest) -> [Did] {
+        did(requestStarted() + headersComplete(expectsContinue: false) + requestReceived(request))
+    }
+}
+
+@Suite struct HTTPConnectionStateMachineTests {
+    @Test func oneRequestLifecycle() {
+        var machine = HTTPConnectionStateMachine()
+        #expect(did(machine.start()) == [.arm(.idle)])
+        #expect(did(machine.requestStarted()) == [.arm(.header)])
+        #expect(did(machine.headersComplete(expectsContinue: false)) == [.cancel])
+        #expect(did(machine.requestReceived(request("/a"))) == [.start("/a")])
+        #expect(!machine.isIdle)
+        #expect(did(machine.handlerCompleted(.text("ok"))) == [.write(200, close: false), .arm(.idle)])
+        #expect(machine.isIdle)
+        #expect(did(machine.writeCompleted(success: true)) == [])
+        #expect(did(machine.timerFired(.idle)) == [.close])
+        #expect(machine.isClosed)
+        #expect(did(machine.requestStarted()) == [])
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrderOneAtATime() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        #expect(machine.receive(request("/1")) == [.arm(.header), .cancel, .start("/1")])
+        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
+        #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .start("/3")])
+        #expect(did(machine.handlerCompleted(.text("3"))) == [.write(200, close: false), .arm(.idle)])
+        #expect(did(machine.writeCompleted(success: true) + machine.writeCompleted(success: true)) == [])
+        #expect(did(machine.writeCompleted(success: true)) == [])
+        #expect(machine.isIdle)
+    }
+
+    @Test func readingPausesPastTheQueueBoundAndResumes() {
+        var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedRequests: 2))
+        _ = machine.start()
+        #expect(machine.receive(request("/1")).last == .start("/1"))
+        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel, .pause])
+        // Finishing /1 leaves one queued request and one unfinished write: still at the bound.
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
+        #expect(did(machine.writeCompleted(success: true)) == [.resume])
+        #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .start("/3")])
+    }
+
+    @Test func slowReaderPausesReadingThroughUnfinishedWrites() {
+        var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedRequests: 2))
+        _ = machine.start()
+        #expect(machine.receive(request("/1")) == [.arm(.header), .cancel, .start("/1")])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .arm(.idle)])
+        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel, .start("/2")])
+        // Two writes the peer has not taken yet reach the bound: reading pauses.
+        #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .arm(.idle), .pause])
+        #expect(did(machine.writeCompleted(success: true)) == [.resume])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel, .start("/3")])
+        #expect(did(machine.handlerCompleted(.text("3"))) == [.write(200, close: false), .arm(.idle), .pause])
+        // A request that arrives while paused (from bytes already read) starts at once and keeps reading paused.
+        #expect(machine.receive(request("/4")) == [.arm(.header), .cancel, .start("/4")])
+        #expect(did(machine.writeCompleted(success: true)) == [.resume])
+        #expect(did(machine.handlerCompleted(.text("4"))) == [.write(200, close: false), .arm(.idle), .pause])
+    }
+
+    @Test func parseFailureAfterPipelinedRequestsIsAnsweredLast() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.receive(request("/2"))
+        #expect(did(machine.requestStarted()) == [.arm(.header)])
+        #expect(did(machine.parseFailed(.malformed(reason: "x"))) == [.cancel, .pause])
+        // Anything the parser reports afterwards is ignored.
+        #expect(did(machine.requestReceived(request("/late"))) == [])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
+        #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .write(400, close: true)])
+        #expect(did(machine.writeCompleted(success: true) + machine.writeCompleted(success: true)) == [])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test(arguments: [
+        (HTTPParseError.headersTooLarge, 431), (.bodyTooLarge, 413), (.versionNotSupported, 505),
+        (.expectationFailed, 417), (.malformed(reason: "bad"), 400),
+    ])
+    func parseFailureOnAnIdleConnectionIsAnsweredAtOnce(failure: HTTPParseError, code: Int) {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        #expect(did(machine.parseFailed(failure)) == [.cancel, .pause, .write(code, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func headerTimeoutIs408AndClose() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        #expect(did(machine.timerFired(.header)) == [.pause, .write(408, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func headerTimeoutBehindABusyHandlerWaitsItsTurn() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.requestStarted()
+        #expect(did(machine.timerFired(.header)) == [.pause])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .write(408, close: true)])
+    }
+
+    @Test func staleTimerFiringsAreIgnored() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        #expect(did(machine.timerFired(.idle)) == [])
+        _ = machine.headersComplete(expectsContinue: false)
+        #expect(did(machine.timerFired(.header)) == [])
+        _ = machine.requestReceived(request("/1"))
+        #expect(did(machine.timerFired(.idle)) == [])
+        #expect(!machine.isClosed)
+    }
+
+    @Test func idleTimerIsNotRunningWhileARequestIsInProgress() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.requestStarted()
+        // The next request is arriving while the first is answered: its header timer stays armed.
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false)])
+        #expect(did(machine.timerFired(.header)) == [.pause, .write(408, close: true)])
+    }
+
+    @Test func responseThatClosesDropsTheQueue() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.receive(request("/2"))
+        var response = HTTPResponse.text("bye")
+        response.closeConnection = true
+        #expect(did(machine.handlerCompleted(response)) == [.write(200, close: true), .pause])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func requestWithoutKeepAliveClosesAfterItsResponse() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        #expect(machine.receive(request("/1", keepAlive: false)) == [.arm(.header), .cancel, .pause, .start("/1")])
+        #expect(machine.receive(request("/ignored")) == [])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func http10KeepAliveContextAndHead() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1", method: .head, http10: true))
+        let actions = machine.handlerCompleted(.text("x"))
+        guard case .write(_, let context) = actions.first else {
+            Issue.record("expected a write, got \(did(actions))")
+            return
+        }
+        #expect(context == HTTPResponseContext(isHeadRequest: true, isHTTP10: true, closeConnection: false))
+    }
+
+    @Test func writeFailureCloses() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.receive(request("/2"))
+        _ = machine.handlerCompleted(.text("1"))
+        #expect(did(machine.writeCompleted(success: false)) == [.close])
+        #expect(did(machine.handlerCompleted(.text("2"))) == [])
+    }
+
+    @Test func expectContinueOnAnIdleConnectionIsSentAtOnce() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        #expect(did(machine.headersComplete(expectsContinue: true)) == [.cancel, .continue100])
+        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.start("/upload")])
+    }
+
+    @Test func expectContinueBehindAnotherResponseWaitsForIt() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.requestStarted()
+        #expect(did(machine.headersComplete(expectsContinue: true)) == [.cancel])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .continue100])
+        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.start("/upload")])
+    }
+
+    @Test func expectContinueIsNotSentWhenTheBodyArrivedAnyway() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.requestStarted()
+        _ = machine.headersComplete(expectsContinue: true)
+        _ = machine.requestReceived(request("/upload", method: .post))
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/upload")])
+    }
+
+    @Test func shutdownClosesAnIdleConnectionAtOnce() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        #expect(did(machine.shutdownRequested()) == [.close])
+        #expect(machine.isClosed)
+    }
+
+    @Test func shutdownWaitsForTheInFlightResponseAndDropsTheQueue() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.receive(request("/2"))
+        #expect(did(machine.shutdownRequested()) == [.pause])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func shutdownLetsARequestBeingReceivedFinish() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        #expect(did(machine.shutdownRequested()) == [])
+        _ = machine.headersComplete(expectsContinue: false)
+        #expect(did(machine.requestReceived(request("/1"))) == [.pause, .start("/1")])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func shutdownAfterTheLastResponseWaitsForItsWrite() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.handlerCompleted(.text("1"))
+        #expect(did(machine.shutdownRequested()) == [.cancel, .pause])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func peerEndOfInputWhenIdleCloses() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        #expect(did(machine.peerClosed()) == [.cancel, .close])
+    }
+
+    @Test func peerEndOfInputStillAnswersReceivedRequests() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.receive(request("/2"))
+        _ = machine.requestStarted()
+        #expect(did(machine.peerClosed()) == [.cancel])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
+        #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: true), .pause])
+        #expect(did(machine.writeCompleted(success: true))  == [])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func peerEndOfInputWithWritesPendingClosesAfterThem() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.handlerCompleted(.text("1"))
+        #expect(did(machine.peerClosed()) == [.cancel])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+}

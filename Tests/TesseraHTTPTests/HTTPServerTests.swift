@@ -1,0 +1,316 @@
+import Glibc
+import Logging
+import Synchronization
+import Testing
+import TesseraHTTP
+import TesseraLoop
+
+/// A server on a fresh two-loop group, port 0, with short timeouts; stopped by ``stop()``.
+struct RunningServer {
+    let group: EventLoopGroup
+    let server: HTTPServer
+    let handlerStarted: Flag
+
+    static func start(configuration: HTTPServerConfiguration = .forTests) async throws -> RunningServer {
+        let group = try EventLoopGroup(loopCount: 2)
+        let handlerStarted = Flag()
+        let server = HTTPServer(
+            name: "test", loops: group.loops, host: "127.0.0.1", port: 0, configuration: configuration,
+            router: testRouter(handlerStarted: handlerStarted), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        do {
+            try await server.start()
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        return RunningServer(group: group, server: server, handlerStarted: handlerStarted)
+    }
+
+    func stop() async {
+        await server.shutdown(gracePeriod: .seconds(1))
+        group.shutdown()
+    }
+
+    /// Runs `work` with a client connected to the server, on a thread of its own.
+    func withClient<T: Sendable>(_ work: @escaping @Sendable (BlockingClient) throws -> T) async throws -> T {
+        let port = server.port
+        return try await onThread { try work(BlockingClient(port: port)) }
+    }
+}
+
+/// A thread-safe boolean set by a handler and watched by a test.
+final class Flag: Sendable {
+    let value = Atomic(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+}
+
+extension HTTPServerConfiguration {
+    static let forTests = HTTPServerConfiguration(
+        maxHeaderBytes: 2048, maxBodyBytes: 4096, headerTimeout: .milliseconds(300), idleTimeout: .seconds(5)
+    )
+}
+
+func testRouter(handlerStarted: Flag) -> HTTPRouter {
+    var router = HTTPRouter()
+    router.on(.get, "/hello", immediate: { _ in .text("hello") })
+    router.on(.post, "/echo", handler: { request in
+        await Task.yield()
+        var response = HTTPResponse(status: .ok, body: request.body)
+        response.headers.add(name: "X-On-Loop", value: EventLoop.current == nil ? "no" : "yes")
+        return response
+    })
+    router.on(.get, "/delay", handler: { request in
+        let milliseconds = Int((try? request.queryItems()["ms"]) ?? nil ?? "0") ?? 0
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+        return .text(request.target)
+    })
+    router.on(.get, "/slow", handler: { _ in
+        handlerStarted.set()
+        try? await Task.sleep(for: .milliseconds(400))
+        return .text("finally")
+    })
+    return router
+}
+
+@Suite(.serialized) struct HTTPServerTests {
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+        let running = try await RunningServer.start()
+        let bodies = try await running.withClient { client in
+            var bodies: [String] = []
+            for _ in 0..<3 {
+                try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try client.readResponse()
+                guard response.status == 200, response.header("Connection") == nil else {
+                    throw ClientError(description: "unexpected \(response.status) \(response.headers)")
+                }
+                bodies.append(response.body)
+            }
+            try client.send("POST /echo HTTP/1.1\r\nContent-Length: 4\r\n\r\nping")
+            let echo = try client.readResponse()
+            bodies.append(echo.body + " " + (echo.header("X-On-Loop") ?? "?"))
+            return bodies
+        }
+        #expect(bodies == ["hello", "hello", "hello", "ping yes"])
+        await running.stop()
+    }
+
+    @Test func tenPipelinedRequestsInOneWriteAreAnsweredInOrder() async throws {
+        let running = try await RunningServer.start()
+        let targets = (0..<10).map { index in index % 3 == 0 ? "/hello" : "/delay?ms=\((10 - index) * 5)" }
+        let bodies = try await running.withClient { client in
+            try client.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            return try targets.map { _ in try client.readResponse().body }
+        }
+        #expect(bodies == targets.map { $0 == "/hello" ? "hello" : $0 })
+        await running.stop()
+    }
+
+    @Test func oversizedHeadersAre431AndClose() async throws {
+        let running = try await RunningServer.start()
+        let (status, connection, closed) = try await running.withClient { client in
+            try client.send("GET /hello HTTP/1.1\r\nX-Big: " + String(repeating: "x", count: 3000) + "\r\n\r\n")
+            let response = try client.readResponse()
+            return (response.status, response.header("Connection"), try client.isClosedByPeer())
+        }
+        #expect(status == 431)
+        #expect(connection == "close")
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func oversizedBodyIs413() async throws {
+        let running = try await RunningServer.start()
+        let (status, closed) = try await running.withClient { client in
+            try client.send("POST /echo HTTP/1.1\r\nContent-Length: 5000\r\n\r\n")
+            let response = try client.readResponse()
+            return (response.status, try client.isClosedByPeer())
+        }
+        #expect(status == 413)
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func slowHeadersAreCutOffWith408() async throws {
+        let running = try await RunningServer.start()
+        let (status, closed) = try await running.withClient { client in
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n")
+            let response = try client.readResponse()
+            return (response.status, try client.isClosedByPeer())
+        }
+        #expect(status == 408)
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func malformedRequestLineIs400AndClose() async throws {
+        let running = try await RunningServer.start()
+        let (first, second, closed) = try await running.withClient { client in
+            try client.send("GET /hello HTTP/1.1\r\n\r\nNOT A REQUEST\r\n\r\n")
+            let first = try client.readResponse()
+            let second = try client.readResponse()
+            return (first.status, second.status, try client.isClosedByPeer())
+        }
+        #expect(first == 200)
+        #expect(second == 400)
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func idleConnectionIsClosedSilently() async throws {
+        let configuration = HTTPServerConfiguration(idleTimeout: .milliseconds(200))
+        let running = try await RunningServer.start(configuration: configuration)
+        let (status, closed, leftover) = try await running.withClient { client in
+            try client.send("GET /hello HTTP/1.1\r\n\r\n")
+            let status = try client.readResponse().status
+            return (status, try client.isClosedByPeer(), client.buffer.count)
+        }
+        #expect(status == 200)
+        #expect(closed)
+        #expect(leftover == 0)
+        await running.stop()
+    }
+
+    @Test func headAnswersWithLengthButNoBody() async throws {
+        let running = try await RunningServer.start()
+        let (head, next) = try await running.withClient { client in
+            try client.send("HEAD /hello HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\n\r\n")
+            let head = try client.readResponse(head: true)
+            let next = try client.readResponse()
+            return (head, next)
+        }
+        #expect(head.status == 200)
+        #expect(head.header("Content-Length") == "5")
+        #expect(head.body.isEmpty)
+        #expect(next.body == "hello")
+        await running.stop()
+    }
+
+    @Test func expectContinueGetsAnInterimResponse() async throws {
+        let running = try await RunningServer.start()
+        let (interim, final) = try await running.withClient { client in
+            try client.send("POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            let interim = try client.readResponse()
+            try client.send("hello")
+            return (interim, try client.readResponse())
+        }
+        #expect(interim.status == 100)
+        #expect(final.status == 200)
+        #expect(final.body == "hello")
+        await running.stop()
+    }
+
+    @Test func unknownExpectationIs417() async throws {
+        let running = try await RunningServer.start()
+        let status = try await running.withClient { client in
+            try client.send("POST /echo HTTP/1.1\r\nExpect: teapot\r\nContent-Length: 5\r\n\r\nhello")
+            return try client.readResponse().status
+        }
+        #expect(status == 417)
+        await running.stop()
+    }
+
+    @Test func chunkedRequestBody() async throws {
+        let running = try await RunningServer.start()
+        let body = try await running.withClient { client in
+            try client.send("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n")
+            try client.send("6\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nX-Trailer: 1\r\n\r\n")
+            return try client.readResponse().body
+        }
+        #expect(body == "Wikipedia in \r\n\r\nchunks.")
+        await running.stop()
+    }
+
+    @Test func http10WithoutKeepAliveCloses() async throws {
+        let running = try await RunningServer.start()
+        let (connection, closed) = try await running.withClient { client in
+            try client.send("GET /hello HTTP/1.0\r\n\r\n")
+            let response = try client.readResponse()
+            return (response.header("Connection"), try client.isClosedByPeer())
+        }
+        #expect(connection == "close")
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func unknownPathAndWrongMethod() async throws {
+        let running = try await RunningServer.start()
+        let (missing, wrong) = try await running.withClient { client in
+            try client.send("GET /nope HTTP/1.1\r\n\r\nDELETE /hello HTTP/1.1\r\n\r\n")
+            return (try client.readResponse(), try client.readResponse())
+        }
+        #expect(missing.status == 404)
+        #expect(wrong.status == 405)
+        #expect(wrong.header("Allow") == "GET, HEAD")
+        await running.stop()
+    }
+
+    @Test func shutdownLetsTheInFlightResponseFinishAndRefusesNewConnections() async throws {
+        let running = try await RunningServer.start()
+        let port = running.server.port
+        let client = try await onThread { () -> SendableClient in
+            let client = try BlockingClient(port: port)
+            try client.send("GET /slow HTTP/1.1\r\n\r\n")
+            return SendableClient(client)
+        }
+        let idle = try await onThread { SendableClient(try BlockingClient(port: port)) }
+        while !running.handlerStarted.isSet {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        async let stopped: Void = running.server.shutdown(gracePeriod: .seconds(3))
+        let (response, closed, idleClosed) = try await onThread {
+            let response = try client.client.readResponse()
+            return (response, try client.client.isClosedByPeer(), try idle.client.isClosedByPeer())
+        }
+        await stopped
+        #expect(response.status == 200)
+        #expect(response.body == "finally")
+        #expect(response.header("Connection") == "close")
+        #expect(closed)
+        #expect(idleClosed)
+        await #expect(throws: ClientError.self) { try await onThread { _ = try BlockingClient(port: port) } }
+        running.group.shutdown()
+    }
+
+    @Test func shutdownAbortsRequestsPastTheGracePeriod() async throws {
+        let running = try await RunningServer.start()
+        let port = running.server.port
+        let client = try await onThread { () -> SendableClient in
+            let client = try BlockingClient(port: port)
+            try client.send("GET /slow HTTP/1.1\r\n\r\n")
+            return SendableClient(client)
+        }
+        while !running.handlerStarted.isSet {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let start = ContinuousClock.now
+        await running.server.shutdown(gracePeriod: .milliseconds(50))
+        #expect(ContinuousClock.now - start < .milliseconds(390))
+        let gotResponse = try await onThread { () -> Bool in
+            (try? client.client.readResponse()) != nil
+        }
+        #expect(!gotResponse)
+        running.group.shutdown()
+    }
+
+    @Test func startingTwiceOrOnABadAddressFails() async throws {
+        let running = try await RunningServer.start()
+        await #expect(throws: HTTPServerError.self) { try await running.server.start() }
+        let group = try EventLoopGroup(loopCount: 1)
+        // SO_REUSEPORT lets the same user bind a port twice, so fail on an address that cannot be bound instead.
+        let invalid = HTTPServer(
+            name: "invalid", loops: group.loops, host: "not-an-address", port: 0, router: HTTPRouter(),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        await #expect(throws: HTTPServerError.self) { try await invalid.start() }
+        group.shutdown()
+        await running.stop()
+    }
+}
+
+/// Hands a blocking client from one test thread to another; only one thread uses it at a time.
+struct SendableClient: @unchecked Sendable {
+    let client: BlockingClient
+    init(_ client: BlockingClient) { self.client = client }
+}
