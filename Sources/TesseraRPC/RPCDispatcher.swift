@@ -1,0 +1,164 @@
+public import TesseraHTTP
+import TesseraJSON
+
+/// Answers JSON-RPC 2.0 requests (API §2) from a frozen method table.
+///
+/// A body is parsed once into a ``JSONValue``; each request's params are decoded strictly into the method's params
+/// type, its result encoded to a ``JSONValue``, and the whole reply (one response or a batch) is written once as
+/// bytes, envelopes included. Batch entries run one after the other, so replies follow the order of the batch.
+public struct RPCDispatcher: Sendable {
+    /// The largest batch accepted (API §9).
+    public static let defaultMaxBatchSize = 100
+
+    private let methods: [String: RPCMethod]
+    private let observer: (@Sendable (RPCCallRecord) -> Void)?
+    private let maxBatchSize: Int
+    private let parser = JSONParser()
+
+    /// Freezes a method table, adding `rpc.discover` (no params; returns the OpenRPC document of every method,
+    /// itself included). `observer` is told about every call, notifications included.
+    public init(
+        methods table: RPCMethodTable, observer: (@Sendable (RPCCallRecord) -> Void)? = nil,
+        maxBatchSize: Int = RPCDispatcher.defaultMaxBatchSize
+    ) {
+        let describeOnly = RPCMethod(
+            name: "rpc.discover", summary: "Returns the OpenRPC document of this listener.",
+            params: RPCNoParams.self, result: JSONObject.self, handler: { _, _ in JSONObject() }
+        )
+        let document = OpenRPCDocument.build(
+            title: table.title, version: table.version, methods: table.methods + [describeOnly]
+        )
+        let discover = RPCMethod(
+            name: describeOnly.name, summary: describeOnly.summary, params: RPCNoParams.self, result: JSONValue.self,
+            handler: { _, _ in document }
+        )
+        var methods: [String: RPCMethod] = [:]
+        for method in table.methods + [discover] {
+            methods[method.name] = method
+        }
+        self.methods = methods
+        self.observer = observer
+        self.maxBatchSize = maxBatchSize
+    }
+
+    /// Answers a request body: the response bytes, or nil when nothing is to be answered (the body held only
+    /// notifications).
+    public func handle(body: [UInt8], context: RPCContext) async -> [UInt8]? {
+        let start = ContinuousClock.now
+        let document: JSONValue
+        do {
+            document = try parser.parse(body)
+        } catch {
+            return fail(.parseError("the body is not valid JSON: \(error)"), start: start)
+        }
+        switch document {
+        case .object:
+            guard let reply = await process(document, context: context) else { return nil }
+            var writer = RPCResponseWriter()
+            writer.write(reply)
+            return writer.bytes
+        case .array(let entries):
+            guard !entries.isEmpty else {
+                return fail(.invalidRequest("a batch must hold at least one request"), start: start)
+            }
+            guard entries.count <= maxBatchSize else {
+                return fail(.invalidRequest("a batch holds at most \(maxBatchSize) requests"), start: start)
+            }
+            return await processBatch(entries, context: context)
+        default:
+            return fail(.invalidRequest("the body must be a request object or a batch array"), start: start)
+        }
+    }
+
+    /// The HTTP binding of `POST /rpc`: 405 (with `Allow: POST`) for other methods, 415 unless the body is
+    /// `application/json` (parameters such as `charset` allowed), otherwise 200 with the JSON reply, or 204 when
+    /// only notifications were sent.
+    public func respond(to request: HTTPRequest, context: RPCContext) async -> HTTPResponse {
+        guard request.method == .post else {
+            var response = HTTPResponse.text("Only POST is allowed on this endpoint.\n", status: .methodNotAllowed)
+            response.headers.add(name: "Allow", value: "POST")
+            return response
+        }
+        guard RPCDispatcher.isJSON(contentType: request.headers["Content-Type"]) else {
+            return HTTPResponse.text("Content-Type must be application/json.\n", status: .unsupportedMediaType)
+        }
+        guard let body = await handle(body: request.body, context: context) else {
+            return HTTPResponse(status: .noContent)
+        }
+        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// Whether a `Content-Type` value names `application/json`, ignoring case, parameters and optional whitespace.
+    static func isJSON(contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var mediaType = Array(contentType.utf8.prefix { $0 != UInt8(ascii: ";") })
+        while let last = mediaType.last, isBlank(last) {
+            mediaType.removeLast()
+        }
+        let lowercased = mediaType.drop(while: isBlank).map { byte in
+            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        }
+        return lowercased.elementsEqual("application/json".utf8)
+    }
+
+    private func processBatch(_ entries: [JSONValue], context: RPCContext) async -> [UInt8]? {
+        var writer = RPCResponseWriter()
+        var answered = 0
+        writer.beginBatch()
+        for entry in entries {
+            guard let reply = await process(entry, context: context) else { continue }
+            if answered > 0 { writer.separate() }
+            writer.write(reply)
+            answered += 1
+        }
+        writer.endBatch()
+        return answered > 0 ? writer.bytes : nil
+    }
+
+    /// Runs one entry: nil for notifications (entries without `id` that are valid requests), else its reply.
+    private func process(_ entry: JSONValue, context: RPCContext) async -> RPCReply? {
+        let start = ContinuousClock.now
+        let request: RPCRequest
+        switch RPCRequest.validate(entry) {
+        case .failure(let invalid):
+            report(RPCCallRecord.invalidRequest, invalid.error, start: start)
+            return RPCReply(id: invalid.id, outcome: .failure(invalid.error))
+        case .success(let valid):
+            request = valid
+        }
+        let outcome: Result<JSONValue, RPCError>
+        let recordedName: String
+        if let method = methods[request.method] {
+            recordedName = method.name
+            do {
+                outcome = .success(try await method.invoke(request.params, context))
+            } catch {
+                outcome = .failure(error)
+            }
+        } else {
+            recordedName = RPCCallRecord.unknownMethod
+            outcome = .failure(.methodNotFound(request.method))
+        }
+        if case .failure(let error) = outcome {
+            report(recordedName, error, start: start)
+        } else {
+            report(recordedName, nil, start: start)
+        }
+        guard let id = request.id else { return nil }
+        return RPCReply(id: id, outcome: outcome)
+    }
+
+    /// A single error reply for a body that is not a valid request or batch.
+    private func fail(_ error: RPCError, start: ContinuousClock.Instant) -> [UInt8] {
+        report(RPCCallRecord.invalidRequest, error, start: start)
+        var writer = RPCResponseWriter()
+        writer.write(RPCReply(id: .null, outcome: .failure(error)))
+        return writer.bytes
+    }
+
+    private func report(_ method: String, _ error: RPCError?, start: ContinuousClock.Instant) {
+        guard let observer else { return }
+        observer(RPCCallRecord(method: method, reason: error?.reason, duration: ContinuousClock.now - start))
+    }
+}

@@ -1,0 +1,92 @@
+import Logging
+import TesseraJSON
+
+/// One registered method, type-erased: its description for the OpenRPC document and a closure that decodes the
+/// params, runs the handler and encodes the result.
+struct RPCMethod: Sendable {
+    /// Runs the method on raw params (nil when the request had none); every failure is an ``RPCError``.
+    typealias Invocation = @Sendable (JSONValue?, RPCContext) async throws(RPCError) -> JSONValue
+
+    let name: String
+    let summary: String
+    let paramsSchema: JSONValue
+    let resultSchema: JSONValue
+    let invoke: Invocation
+
+    /// Wraps a typed handler.
+    init<Params: Decodable & Sendable, Result: Encodable & Decodable & Sendable>(
+        name: String, summary: String, params: Params.Type, result: Result.Type,
+        handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
+    ) {
+        self.name = name
+        self.summary = summary
+        paramsSchema = JSONSchema.of(Params.self)
+        resultSchema = JSONSchema.of(Result.self)
+        invoke = { rawParams, context async throws(RPCError) -> JSONValue in
+            let params = try RPCMethod.decodeParams(Params.self, from: rawParams)
+            let result: Result
+            do {
+                result = try await handler(params, context)
+            } catch {
+                throw RPCMethod.rpcError(for: error, method: name, logger: context.logger)
+            }
+            do {
+                return try JSONValueEncoder().encode(result)
+            } catch {
+                context.logger.error(
+                    "RPC result could not be encoded",
+                    metadata: ["method": .string(name), "error": .string(String(describing: error))]
+                )
+                throw RPCError.internal()
+            }
+        }
+    }
+
+    /// Decodes by-name params strictly. Absent params decode from `{}`; an array is refused, except `[]` for
+    /// ``RPCNoParams``.
+    static func decodeParams<Params: Decodable>(
+        _ type: Params.Type, from rawParams: JSONValue?
+    ) throws(RPCError) -> Params {
+        let object: JSONValue
+        switch rawParams {
+        case nil:
+            object = .object(JSONObject())
+        case .array(let elements)? where elements.isEmpty && Params.self == RPCNoParams.self:
+            object = .object(JSONObject())
+        case .array?:
+            throw RPCError.invalidArgument(
+                "params must be an object of named params; positional params are not supported"
+            )
+        case let value?:
+            object = value
+        }
+        do {
+            return try JSONValueDecoder().decode(Params.self, from: object)
+        } catch {
+            if let mapping = Params.self as? any RPCParamsErrorMapping.Type, let mapped = mapping.rpcError(for: error) {
+                throw mapped
+            }
+            throw RPCError.invalidArgument(error.message)
+        }
+    }
+
+    /// What the client is told about an error a handler threw. Anything that is not an ``RPCError``, an
+    /// ``RPCErrorConvertible`` or a ``JSONDecodingError`` (bad nested input a handler decoded itself) is a bug: it
+    /// is logged here and answered as `INTERNAL` without details.
+    static func rpcError(for error: any Error, method: String, logger: Logger) -> RPCError {
+        switch error {
+        case let error as RPCError:
+            return error
+        case let error as any RPCErrorConvertible:
+            return error.rpcError
+        case let error as JSONDecodingError:
+            return RPCError.invalidArgument(error.message)
+        default:
+            logger.error(
+                "RPC handler failed",
+                metadata: ["method": .string(method), "error": .string(String(reflecting: error))]
+            )
+            return RPCError.internal()
+        }
+    }
+}

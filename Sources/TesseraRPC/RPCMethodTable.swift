@@ -1,0 +1,34 @@
+/// The methods of one listener, built at start-up and then handed to an ``RPCDispatcher``, which keeps a frozen
+/// copy. `rpc.discover` is added by the dispatcher.
+public struct RPCMethodTable: Sendable {
+    /// The `info.title` of the OpenRPC document.
+    public let title: String
+    /// The `info.version` of the OpenRPC document.
+    public let version: String
+    /// The methods in registration order.
+    private(set) var methods: [RPCMethod] = []
+
+    /// Creates an empty table.
+    public init(title: String, version: String) {
+        self.title = title
+        self.version = version
+    }
+
+    /// The registered method names in registration order.
+    public var methodNames: [String] { methods.map(\.name) }
+
+    /// Registers a method whose params are decoded strictly into `Params` (unknown params rejected) and whose
+    /// result is encoded from `Result`. Both types are described in the OpenRPC document.
+    ///
+    /// Names must be unique, non-empty and must not start with `rpc.` (reserved by JSON-RPC 2.0); breaking this is
+    /// a programming error and stops the process at start-up.
+    public mutating func register<Params: Decodable & Sendable, Result: Encodable & Decodable & Sendable>(
+        _ name: String, summary: String, params: Params.Type, result: Result.Type,
+        handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
+    ) {
+        precondition(!name.isEmpty, "an RPC method needs a name")
+        precondition(!name.hasPrefix("rpc."), "RPC method names starting with 'rpc.' are reserved: \(name)")
+        precondition(!methods.contains { $0.name == name }, "RPC method registered twice: \(name)")
+        methods.append(RPCMethod(name: name, summary: summary, params: params, result: result, handler: handler))
+    }
+}

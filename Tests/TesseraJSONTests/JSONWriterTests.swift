@@ -1,0 +1,64 @@
+import Testing
+import TesseraJSON
+
+private func text(_ value: JSONValue) -> String {
+    String(decoding: JSONWriter.serialize(value), as: UTF8.self)
+}
+
+@Test func writerEscapesOnlyWhatItMust() {
+    #expect(text("a\"b\\c/d\né😀\u{7F}") == #""a\"b\\c/d\né😀\#u{7F}""#)
+    #expect(text("\u{0}\u{1}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F}") == #""\u0000\u0001\b\t\n\f\r\u001f""#)
+    #expect(text("") == #""""#)
+}
+
+@Test func writerWritesNumbersSoTheyReadBack() {
+    #expect(text(0) == "0")
+    #expect(text(-1) == "-1")
+    #expect(text(.integer(Int64.max)) == "9223372036854775807")
+    #expect(text(.integer(Int64.min)) == "-9223372036854775808")
+    #expect(text(5.0) == "5.0")
+    #expect(text(0.1) == "0.1")
+    #expect(text(1e20) == "1e+20")
+    #expect(text(-0.0) == "-0.0")
+    #expect(text(1.5e-7) == "1.5e-07")
+    #expect(text(.double(.nan)) == "null")
+    #expect(text(.double(.infinity)) == "null")
+}
+
+@Test func writerIsCompactAndKeepsOrder() {
+    let value: JSONValue = ["z": [1, true, nil], "a": ["x": "y"], "m": [], "e": [:]]
+    #expect(text(value) == #"{"z":[1,true,null],"a":{"x":"y"},"m":[],"e":{}}"#)
+    #expect(value.description == text(value))
+}
+
+@Test func writerAssemblesDocumentsPieceByPiece() {
+    var writer = JSONWriter(reservingCapacity: 16)
+    writer.writeRaw(#"{"id":"#)
+    writer.writeInteger(7)
+    writer.writeRaw(#","name":"#)
+    writer.writeString("a\"b")
+    writer.writeRaw(#","ratio":"#)
+    writer.writeDouble(0.5)
+    writer.writeRaw("}")
+    #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"id":7,"name":"a\"b","ratio":0.5}"#)
+}
+
+@Test(arguments: [
+    #"{"a":[1,2.5,-3e-05,"x\ny",true,false,null],"b":{"c":{}},"d":"é😀"}"#,
+    #"[9223372036854775807,-9223372036854775808,1e+300,5.0,0]"#,
+    #""\u0001""#,
+    #"{"name":"\"quoted\" \\ back"}"#,
+])
+func writerRoundTripsCanonicalText(_ original: String) throws {
+    let value = try JSONValue(parsing: original)
+    #expect(text(value) == original)
+    #expect(try JSONValue(parsing: JSONWriter.serialize(value)) == value)
+}
+
+@Test func roundTripPreservesNumberKinds() throws {
+    let values: [JSONValue] = [5, 5.0, 1e2, -0.0, 0.1, 1.7976931348623157e308, 5e-324, .integer(Int64.min)]
+    for value in values {
+        let again = try JSONValue(parsing: value.serialized())
+        #expect(again == value, "\(value)")
+    }
+}

@@ -1,0 +1,61 @@
+import Testing
+import TesseraJSON
+import TesseraRPC
+
+@Test func discoverReturnsTheOpenRPCDocument() async throws {
+    let reply = try #require(try await call(makeDispatcher(), request("rpc.discover")))
+    let document = try #require(reply["result"])
+    #expect(document["openrpc"] == "1.2.6")
+    #expect(document["info"] == ["title": "Toy", "version": "1.0.0"])
+    let methods = try #require(document["methods"]?.arrayValue)
+    #expect(
+        methods.map { $0["name"] } == [
+            "test.echo", "test.ping", "test.whoami", "test.invalidCode", "test.throttled", "test.missing",
+            "test.crash", "test.domain", "test.decodeNested", "test.signIn", "rpc.discover",
+        ]
+    )
+    let phoneInfo: JSONValue = [
+        "type": "object", "properties": ["phoneNumber": ["type": "string"]], "required": ["phoneNumber"],
+        "additionalProperties": false,
+    ]
+    #expect(
+        methods[0]
+            == [
+                "name": "test.echo",
+                "summary": "Repeats text.",
+                "paramStructure": "by-name",
+                "params": [
+                    ["name": "text", "required": true, "schema": ["type": "string"]],
+                    ["name": "times", "required": false, "schema": ["type": "integer"]],
+                    ["name": "info", "required": false, "schema": phoneInfo],
+                ],
+                "result": [
+                    "name": "result",
+                    "schema": [
+                        "type": "object",
+                        "properties": ["text": ["type": "string"], "phoneNumber": ["type": "string"]],
+                        "required": ["text"],
+                        "additionalProperties": false,
+                    ],
+                ],
+            ]
+    )
+    #expect(methods[1]["params"] == [])
+    #expect(methods[2]["result"]?["schema"] == [:])
+    #expect(methods[10]["result"]?["schema"] == ["type": "object"])
+    #expect(methods[10]["params"] == [])
+}
+
+@Test func discoverTakesNoParams() async throws {
+    let reply = try await call(makeDispatcher(), request("rpc.discover", params: #"{"verbose":true}"#))
+    #expect(reply == errorReply(id: 1, code: -32602, reason: "INVALID_ARGUMENT", detail: "unknown field 'verbose'"))
+    let empty = try await call(makeDispatcher(), request("rpc.discover", params: "[]"))
+    #expect(empty?["result"]?["openrpc"] == "1.2.6")
+}
+
+@Test func tablesListTheirMethods() {
+    var table = RPCMethodTable(title: "T", version: "2")
+    table.register("a.b", summary: "s", params: RPCNoParams.self, result: RPCNoParams.self) { _, _ in RPCNoParams() }
+    #expect(table.methodNames == ["a.b"])
+    #expect(table.title == "T")
+}
