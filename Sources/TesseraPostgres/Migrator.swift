@@ -26,6 +26,7 @@ public enum Migrator {
         try validate(migrations)
         guard let connection = PQconnectdb(url) else { throw Failure(description: "cannot allocate a connection") }
         defer { PQfinish(connection) }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQstatus(connection) == CONNECTION_OK else {
             throw Failure(description: "database unreachable: \(message(connection))")
         }

@@ -66,6 +66,8 @@ final class PostgresConnection: @unchecked Sendable {
         guard let connection, PQstatus(connection) != CONNECTION_BAD else {
             return lose(connectionMessage() ?? "cannot start a connection (out of memory?)")
         }
+        // Server notices (NOTICE, WARNING) would go to stderr unformatted; they carry nothing a request needs.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         let timer = LoopTimer(loop: loop)
         timer.start(after: configuration.connectTimeout) { [self] in
             lose("connecting took longer than \(configuration.connectTimeout)")

@@ -1,0 +1,148 @@
+/// How the server is run (API §1), resolved from command-line options, then the environment, then defaults.
+public struct ServerConfiguration: Sendable {
+    /// Whether phone numbers need app verification (`--app-verification`).
+    public enum AppVerificationMode: String, Sendable, CaseIterable {
+        /// App verification tokens are checked by the configured verifier.
+        case enforced
+        /// Only test phone numbers work; for test deployments.
+        case disabledForTesting = "disabled-for-testing"
+    }
+
+    /// libpq connection string or URI.
+    public var databaseURL: String
+    /// The public listener, or nil when turned off with `none`.
+    public var publicListen: ListenAddress?
+    /// The admin listener, or nil when turned off with `none`.
+    public var adminListen: ListenAddress?
+    /// `iss` of every token and OAuth response.
+    public var issuer: String
+    /// Event loops (threads) serving connections.
+    public var loops: Int
+    /// A project-scope admin key ensured at start.
+    public var bootstrapAdminKey: String?
+    /// The file holding the 32-byte master key.
+    public var masterKeyFile: String?
+    /// Where SMS are delivered; nil writes them to the log.
+    public var smsWebhookURL: String?
+    /// Where e-mail is delivered; nil writes it to the log.
+    public var emailWebhookURL: String?
+    /// App verification mode.
+    public var appVerification: AppVerificationMode
+    /// Peers whose `X-Forwarded-For` / `Forwarded` headers are believed.
+    public var trustedProxies: [IPNetwork]
+    /// Whether `serve` applies pending migrations at start.
+    public var migrateAtStart: Bool
+
+    /// The options as given on the command line; nil means "not given".
+    public struct Options: Sendable {
+        public var databaseURL: String?
+        public var listen: String?
+        public var adminListen: String?
+        public var issuer: String?
+        public var loops: String?
+        public var bootstrapAdminKey: String?
+        public var masterKeyFile: String?
+        public var smsWebhookURL: String?
+        public var emailWebhookURL: String?
+        public var appVerification: String?
+        public var trustedProxies: [String]
+        public var noMigrate: Bool
+
+        /// Creates an empty set of options.
+        public init() {
+            trustedProxies = []
+            noMigrate = false
+        }
+    }
+
+    /// A configuration that cannot be used, with a one-line explanation naming the option.
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
+        /// The one-line explanation.
+        public let description: String
+    }
+
+    /// Resolves options, then environment variables (`TESSERA_*`), then defaults; throws on the first invalid
+    /// value. `processorCount` is the default of `--loops`.
+    public static func resolve(
+        _ options: Options, environment: [String: String], processorCount: Int
+    ) throws(Invalid) -> ServerConfiguration {
+        func value(_ option: String?, _ variable: String) -> String? {
+            option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let databaseURL = value(options.databaseURL, "TESSERA_DATABASE_URL") else {
+            throw Invalid(description: "--database-url (or TESSERA_DATABASE_URL) is required")
+        }
+        let publicListen = try listenAddress(
+            value(options.listen, "TESSERA_LISTEN") ?? "127.0.0.1:8080", option: "--listen")
+        let adminListen = try listenAddress(
+            value(options.adminListen, "TESSERA_ADMIN_LISTEN") ?? "127.0.0.1:8081", option: "--admin-listen")
+        if publicListen == nil && adminListen == nil {
+            throw Invalid(description: "--listen and --admin-listen are both none: nothing to serve")
+        }
+        if let publicListen, let adminListen, publicListen.port != 0, publicListen == adminListen {
+            throw Invalid(description: "--listen and --admin-listen must differ (both are \(publicListen))")
+        }
+        let issuer = value(options.issuer, "TESSERA_ISSUER") ?? "http://127.0.0.1:8080"
+        guard isWebURL(issuer), !issuer.contains("?"), !issuer.contains("#") else {
+            throw Invalid(description: "--issuer must be an http(s) URL without query or fragment, got '\(issuer)'")
+        }
+        let loopsText = value(options.loops, "TESSERA_LOOPS")
+        let loops = loopsText.map { Int($0) ?? -1 } ?? max(1, processorCount)
+        guard (1...256).contains(loops) else {
+            throw Invalid(description: "--loops must be a whole number from 1 to 256, got '\(loopsText ?? "")'")
+        }
+        let bootstrapAdminKey = value(options.bootstrapAdminKey, "TESSERA_BOOTSTRAP_ADMIN_KEY")
+        if let key = bootstrapAdminKey, key.utf8.count < 16 {
+            throw Invalid(description: "--bootstrap-admin-key must be at least 16 characters")
+        }
+        let smsWebhookURL = value(options.smsWebhookURL, "TESSERA_SMS_WEBHOOK_URL")
+        let emailWebhookURL = value(options.emailWebhookURL, "TESSERA_EMAIL_WEBHOOK_URL")
+        for (name, url) in [("--sms-webhook-url", smsWebhookURL), ("--email-webhook-url", emailWebhookURL)] {
+            if let url, !isWebURL(url) { throw Invalid(description: "\(name) must be an http(s) URL, got '\(url)'") }
+        }
+        let modeText = value(options.appVerification, "TESSERA_APP_VERIFICATION") ?? "enforced"
+        guard let appVerification = AppVerificationMode(rawValue: modeText) else {
+            throw Invalid(description: "--app-verification must be enforced or disabled-for-testing, got '\(modeText)'")
+        }
+        var proxyTexts = options.trustedProxies
+        if proxyTexts.isEmpty, let fromEnvironment = environment["TESSERA_TRUSTED_PROXIES"] {
+            proxyTexts = fromEnvironment.split(separator: ",").map { String($0).trimmingSpaces }
+        }
+        var trustedProxies: [IPNetwork] = []
+        for text in proxyTexts {
+            guard let network = IPNetwork(parsing: text) else {
+                throw Invalid(description: "--trusted-proxy must be an IP address or CIDR network, got '\(text)'")
+            }
+            trustedProxies.append(network)
+        }
+        return ServerConfiguration(
+            databaseURL: databaseURL, publicListen: publicListen, adminListen: adminListen, issuer: issuer,
+            loops: loops, bootstrapAdminKey: bootstrapAdminKey,
+            masterKeyFile: value(options.masterKeyFile, "TESSERA_MASTER_KEY_FILE"),
+            smsWebhookURL: smsWebhookURL, emailWebhookURL: emailWebhookURL, appVerification: appVerification,
+            trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
+    }
+
+    private static func listenAddress(_ text: String, option: String) throws(Invalid) -> ListenAddress? {
+        if text == "none" { return nil }
+        guard let address = ListenAddress(parsing: text) else {
+            throw Invalid(description: "\(option) must be HOST:PORT with a numeric host, or none; got '\(text)'")
+        }
+        return address
+    }
+
+    private static func isWebURL(_ text: String) -> Bool {
+        for scheme in ["http://", "https://"] where text.lowercased().hasPrefix(scheme) {
+            let rest = text.dropFirst(scheme.count)
+            return !rest.isEmpty && !rest.hasPrefix("/") && !rest.contains(where: { $0 == " " || $0 == "\n" })
+        }
+        return false
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,66 @@
+public import Logging
+public import TesseraHTTP
+public import TesseraLoop
+public import TesseraMetrics
+public import TesseraPostgres
+
+/// The running server: the public and the admin listener on one event loop group, each with its routes and
+/// its JSON-RPC method table, over one database client (DESIGN §1).
+public final class TesseraServer: Sendable {
+    /// What the server was started with.
+    public let configuration: ServerConfiguration
+    /// The metrics both listeners record and the admin listener serves at `/metrics`.
+    public let metrics: MetricsRegistry
+    private let publicServer: HTTPServer?
+    private let adminServer: HTTPServer?
+
+    /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
+    /// the caller; the server reads its readiness for `/readyz`.
+    public init(
+        configuration: ServerConfiguration, group: EventLoopGroup, database: PostgresClient, logger: Logger,
+        http: HTTPServerConfiguration = HTTPServerConfiguration()
+    ) {
+        self.configuration = configuration
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
+        let instruments = Instruments(registry: metrics, database: database)
+        publicServer = configuration.publicListen.map { address in
+            let routes = Routes(listener: "public", instruments: instruments, logger: logger)
+            return HTTPServer(
+                name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
+                router: routes.publicRouter(methods: PublicMethods.table()), logger: logger)
+        }
+        adminServer = configuration.adminListen.map { address in
+            let routes = Routes(listener: "admin", instruments: instruments, logger: logger)
+            let router = routes.adminRouter(
+                methods: AdminMethods.table(), isReady: { database.isReady }, metrics: metrics)
+            return HTTPServer(
+                name: "admin", loops: group.loops, host: address.host, port: address.port, configuration: http,
+                router: router, logger: logger)
+        }
+    }
+
+    /// Binds the enabled listeners (one socket per loop each) and starts serving. Throws when an address
+    /// cannot be bound; nothing stays bound then.
+    public func start() async throws {
+        do {
+            try await publicServer?.start()
+            try await adminServer?.start()
+        } catch {
+            await shutdown(gracePeriod: .zero)
+            throw error
+        }
+    }
+
+    /// The bound port of the public listener, nil when it is off.
+    public var publicPort: Int? { publicServer?.port }
+    /// The bound port of the admin listener, nil when it is off.
+    public var adminPort: Int? { adminServer?.port }
+
+    /// Stops accepting, lets requests in flight finish for up to `gracePeriod`, then closes what is left.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        async let publicDone: Void? = publicServer?.shutdown(gracePeriod: gracePeriod)
+        async let adminDone: Void? = adminServer?.shutdown(gracePeriod: gracePeriod)
+        _ = await (publicDone, adminDone)
+    }
+}

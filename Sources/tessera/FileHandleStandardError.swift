@@ -1,0 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to the process's standard error without buffering.
+enum FileHandleStandardError {
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import FoundationEssentials
+import Logging
+import TesseraLoop
+import TesseraPostgres
+import TesseraServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tessera serve`: runs both listeners until SIGTERM or SIGINT, then stops gracefully (API §1).
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (all listeners).",
+        discussion: "Every option may also come from the environment variable named in its help."
+    )
+
+    @Option(help: "libpq connection string or URI (TESSERA_DATABASE_URL). Required.")
+    var databaseURL: String?
+    @Option(help: "Public listener HOST:PORT or none (TESSERA_LISTEN; default 127.0.0.1:8080).")
+    var listen: String?
+    @Option(help: "Admin listener HOST:PORT or none (TESSERA_ADMIN_LISTEN; default 127.0.0.1:8081).")
+    var adminListen: String?
+    @Option(help: "Issuer URL of tokens and OAuth responses (TESSERA_ISSUER; default http://127.0.0.1:8080).")
+    var issuer: String?
+    @Option(help: "Event loops serving connections (TESSERA_LOOPS; default the number of cores).")
+    var loops: String?
+    @Option(help: "A project-scope admin key ensured at start (TESSERA_BOOTSTRAP_ADMIN_KEY).")
+    var bootstrapAdminKey: String?
+    @Option(help: "File with the 32-byte master key (TESSERA_MASTER_KEY_FILE).")
+    var masterKeyFile: String?
+    @Option(help: "Where SMS are delivered (TESSERA_SMS_WEBHOOK_URL; default: the log).")
+    var smsWebhookURL: String?
+    @Option(help: "Where e-mail is delivered (TESSERA_EMAIL_WEBHOOK_URL; default: the log).")
+    var emailWebhookURL: String?
+    @Option(help: "enforced or disabled-for-testing (TESSERA_APP_VERIFICATION; default enforced).")
+    var appVerification: String?
+    @Option(help: "A peer CIDR whose forwarding headers are believed; repeatable (TESSERA_TRUSTED_PROXIES).")
+    var trustedProxy: [String] = []
+    @Flag(help: "Do not apply pending migrations at start.")
+    var noMigrate = false
+
+    func run() async throws {
+        var options = ServerConfiguration.Options()
+        options.databaseURL = databaseURL
+        options.listen = listen
+        options.adminListen = adminListen
+        options.issuer = issuer
+        options.loops = loops
+        options.bootstrapAdminKey = bootstrapAdminKey
+        options.masterKeyFile = masterKeyFile
+        options.smsWebhookURL = smsWebhookURL
+        options.emailWebhookURL = emailWebhookURL
+        options.appVerification = appVerification
+        options.trustedProxies = trustedProxy
+        options.noMigrate = noMigrate
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = try ServerConfiguration.resolve(
+            options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        try MasterKeyFile.validate(configuration.masterKeyFile)
+        let logger = makeLogger(environment: environment)
+        if configuration.migrateAtStart {
+            let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
+            for migration in applied { logger.info("applied migration \(migration.label)") }
+        }
+
+        let group = try EventLoopGroup(loopCount: configuration.loops)
+        let database = PostgresClient(configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
+        let server = TesseraServer(configuration: configuration, group: group, database: database, logger: logger)
+        do {
+            try await database.start(timeout: .seconds(10))
+            try await server.start()
+        } catch {
+            await database.shutdown()
+            group.shutdown()
+            throw error
+        }
+        let signal = await ShutdownSignal.wait(on: group.loops[0])
+        logger.info("received \(signal), stopping: finishing requests in flight for up to 10 s")
+        await server.shutdown(gracePeriod: .seconds(10))
+        await database.shutdown()
+        group.shutdown()
+        logger.info("stopped")
+    }
+}
+
+/// The process's logger: swift-log to stderr, level from `TESSERA_LOG_LEVEL` (default `info`).
+func makeLogger(environment: [String: String]) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = environment["TESSERA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return handler
+    }
+    return Logger(label: "tessera")
+}
+
