@@ -6,7 +6,7 @@
 #   scripts/dev-db.sh stop         stop it (a no-op when it is not running)
 #   scripts/dev-db.sh status       say whether it runs; exit 0 when it does, 3 when it does not
 #   scripts/dev-db.sh url [DB]     print the libpq URL of DB (default `tessera`); needs no server
-#   scripts/dev-db.sh psql [DB]    open psql on DB
+#   scripts/dev-db.sh psql [DB] [ARGS...]  open psql on DB (ARGS go to psql)
 #
 # The cluster listens on no TCP port, only on a Unix socket in .data/pg (or in a short
 # directory under /tmp when that path would be too long for a socket), so it never clashes
@@ -298,10 +298,11 @@ status() {
 }
 
 open_psql() {
-    local bin
+    local bin database=${1:-tessera}
+    shift || true
     is_running || die "PostgreSQL is not running (scripts/dev-db.sh start)"
     bin=$(server_bin_dir)
-    exec "$bin/psql" -h "$(socket_dir)" -p "$PORT" -U "$SUPERUSER" "${1:-tessera}"
+    exec "$bin/psql" -h "$(socket_dir)" -p "$PORT" -U "$SUPERUSER" "$database" "$@"
 }
 
 case ${1:-} in
@@ -309,6 +310,6 @@ case ${1:-} in
     stop) stop ;;
     status) status ;;
     url) database_url "${2:-tessera}" ;;
-    psql) open_psql "${2:-}" ;;
+    psql) open_psql "${@:2}" ;;
     *) usage ;;
 esac

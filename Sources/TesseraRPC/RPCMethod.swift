@@ -72,13 +72,21 @@ struct RPCMethod: Sendable {
 
     /// What the client is told about an error a handler threw. Anything that is not an ``RPCError``, an
     /// ``RPCErrorConvertible`` or a ``JSONDecodingError`` (bad nested input a handler decoded itself) is a bug: it
-    /// is logged here and answered as `INTERNAL` without details.
+    /// is logged here and answered as `INTERNAL` without details. Convertible errors that are the server's fault
+    /// (`INTERNAL`, `UNAVAILABLE`) are logged with their original text too.
     static func rpcError(for error: any Error, method: String, logger: Logger) -> RPCError {
         switch error {
         case let error as RPCError:
             return error
         case let error as any RPCErrorConvertible:
-            return error.rpcError
+            let converted = error.rpcError
+            if converted.status == .internal || converted.status == .unavailable {
+                logger.error(
+                    "RPC handler failed",
+                    metadata: ["method": .string(method), "error": .string(String(reflecting: error))]
+                )
+            }
+            return converted
         case let error as JSONDecodingError:
             return RPCError.invalidArgument(error.message)
         default:
