@@ -9,10 +9,9 @@ public struct RPCContext: Sendable {
     public var headers: HTTPHeaders
     /// The client's address as the server decided to believe it (after trusted-proxy processing), when known.
     public var remoteAddress: String?
-    /// A logger carrying the request id as `request-id` metadata.
-    public var logger: Logger
+    private let baseLogger: Logger
 
-    /// Creates a context; the logger gets the request id as metadata.
+    /// Creates a context.
     public init(
         requestID: String, headers: HTTPHeaders = HTTPHeaders(), remoteAddress: String? = nil,
         logger: Logger = Logger(label: "tessera.rpc")
@@ -20,7 +19,14 @@ public struct RPCContext: Sendable {
         self.requestID = requestID
         self.headers = headers
         self.remoteAddress = remoteAddress
-        self.logger = logger
-        self.logger[metadataKey: "request-id"] = .string(requestID)
+        baseLogger = logger
+    }
+
+    /// A logger carrying the request id as `request-id` metadata. It is made when asked for, because attaching
+    /// metadata costs more than a whole call to a cheap method, and most calls log nothing.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request-id"] = .string(requestID)
+        return logger
     }
 }

@@ -1,8 +1,18 @@
-/// Request ids for logs: random, so they reveal nothing about traffic volume.
+import Synchronization
+
+/// Request ids for logs. They must be unique and must not reveal traffic volume, and making one must cost
+/// next to nothing (one per request): a process-wide counter, offset by a random key and scrambled by the
+/// SplitMix64 finalizer, a bijection on 64-bit values. Unique within a process; unpredictable without the key.
 enum RequestID {
+    private static let key = UInt64.random(in: .min ... .max)
+    private static let counter = Atomic<UInt64>(0)
+
     /// A new 16-hex-digit id.
     static func make() -> String {
-        let value = UInt64.random(in: .min ... .max)
+        var value = counter.wrappingAdd(1, ordering: .relaxed).newValue &+ key
+        value = (value ^ (value >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        value = (value ^ (value >> 27)) &* 0x94d0_49bb_1331_11eb
+        value ^= value >> 31
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
