@@ -149,7 +149,8 @@ public struct HTTPConnectionStateMachine: Sendable {
         guard !isClosed, let request = inFlight else { return [] }
         inFlight = nil
         var actions: [Action] = []
-        let closing = request.closeConnection || response.closeConnection || shuttingDown
+        let closing =
+            request.closeConnection || response.closeConnection || shuttingDown
             || (peerFinished && queue.isEmpty)
         var context = request
         context.closeConnection = closing

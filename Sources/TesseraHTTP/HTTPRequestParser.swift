@@ -78,9 +78,6 @@ public final class HTTPRequestParser {
     /// Whether the parser has stopped reading input, after a failure or a request that closes the connection.
     public var isFinished: Bool { stage == .finished }
 
-    /// Whether a request has begun (at least one byte of it arrived) and is not yet complete.
-    public var isInsideRequest: Bool { stage == .header || stage == .body }
-
     /// Parses `bytes` and returns the events they completed, in order.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [HTTPParserEvent] {
         guard stage != .finished, let base = bytes.baseAddress, !bytes.isEmpty else { return [] }
@@ -219,7 +216,8 @@ public final class HTTPRequestParser {
             // RFC 9110 §10.1.1: an HTTP/1.0 server ignores 100-continue.
             expectsContinue = minor == 1 && (chunked || declaredLength > 0)
         }
-        body.reserveCapacity(Int(declaredLength))
+        // Reserve what was declared, but not a megabyte up front for a client that may never send it.
+        body.reserveCapacity(Int(min(declaredLength, 64 * 1024)))
         method = HTTPRequestParser.method(code: tessera_http_method(parser))
         target = String(decoding: targetBytes, as: UTF8.self)
         keepAlive = http_should_keep_alive(parser) != 0

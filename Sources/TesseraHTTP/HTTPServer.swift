@@ -1,6 +1,6 @@
 public import Logging
-public import TesseraLoop
 import Synchronization
+public import TesseraLoop
 
 /// An HTTP/1.1 server: one listening socket per event loop (`SO_REUSEPORT`), each connection served on the loop
 /// that accepted it, requests routed by an ``HTTPRouter``, limits and timeouts from an ``HTTPServerConfiguration``.

@@ -10,7 +10,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeout: Duration
     /// How long a connection may stay open with no request in progress before it is closed silently.
     public var idleTimeout: Duration
-    /// How many received requests (and unfinished response writes) a connection holds before it stops reading.
+    /// How many received requests (and unfinished response writes) a connection holds before it stops reading;
+    /// at least 1 (smaller values are raised to 1).
     public var maxQueuedRequests: Int
 
     /// Creates a configuration; every argument defaults to the contract's value.

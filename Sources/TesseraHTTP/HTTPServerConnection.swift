@@ -26,6 +26,8 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     /// immediate handler); they queue here so the machine's order is kept.
     var pendingActions: [HTTPConnectionStateMachine.Action] = []
     var performing = false
+    /// Set once the socket is released: a handler that finishes later has nobody to answer.
+    var released = false
     var handlerTask: Task<Void, Never>?
     var currentRequest: RequestLog?
 
@@ -84,6 +86,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     }
 
     func connectionDidClose(_ connection: TCPConnection) {
+        released = true
         handlerTask?.cancel()
         handlerTask = nil
         timer.close()
@@ -92,6 +95,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
 
     /// Performs `actions` in order, after any still pending.
     func perform(_ actions: [HTTPConnectionStateMachine.Action]) {
+        guard !released else { return }
         pendingActions.append(contentsOf: actions)
         guard !performing else { return }
         performing = true
@@ -136,9 +140,11 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     func startHandler(_ request: HTTPRequest) {
         var request = request
         request.remoteAddress = tcp.remoteAddress
-        currentRequest = RequestLog(
-            id: context.nextRequestID(), method: request.method, path: request.path, start: .now
-        )
+        if context.logsRequests {
+            currentRequest = RequestLog(
+                id: context.nextRequestID(), method: request.method, path: request.path, start: .now
+            )
+        }
         switch context.router.handler(for: request) {
         case .immediate(let handler):
             perform(machine.handlerCompleted(handler(request)))
@@ -172,10 +178,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
 
     /// Logs the request being answered (or a failure response), at debug level; never bodies or credentials.
     func logResponse(status: Int) {
-        guard context.logger.logLevel <= .debug else {
-            currentRequest = nil
-            return
-        }
+        guard context.logsRequests else { return }
         if let request = currentRequest {
             let milliseconds = (ContinuousClock.now - request.start) / .milliseconds(1)
             context.logger.debug(

@@ -9,6 +9,8 @@ final class HTTPServerLoopContext: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let router: HTTPRouter
     let logger: Logger
+    /// Whether request lines are logged (debug level), decided once: the check is on the hot path.
+    let logsRequests: Bool
     let dateCache = HTTPDateCache()
     var listener: TCPListener?
     var connections: [ObjectIdentifier: HTTPServerConnection] = [:]
@@ -20,6 +22,7 @@ final class HTTPServerLoopContext: @unchecked Sendable {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        logsRequests = logger.logLevel <= .debug
     }
 
     /// Binds the listener; returns the bound port.

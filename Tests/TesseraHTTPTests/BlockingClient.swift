@@ -52,7 +52,9 @@ final class BlockingClient {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { throw ClientError(description: "send() failed: \(errno)") }
             offset += sent
         }
@@ -125,11 +127,13 @@ func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
         let box = Unmanaged.passRetained(ThreadWork { continuation.resume(with: Result { try work() }) })
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ThreadWork>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
+        let status = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<ThreadWork>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, box.toOpaque())
         if status == 0 {
             pthread_detach(thread)
         } else {

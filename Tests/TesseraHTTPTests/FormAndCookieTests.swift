@@ -1,5 +1,5 @@
-import Testing
 import TesseraHTTP
+import Testing
 
 @Suite struct PercentEncodingTests {
     @Test func decodesEscapes() throws {
@@ -38,7 +38,8 @@ import TesseraHTTP
 
 @Suite struct URLEncodedFormTests {
     @Test func keepsOrderAndRepeatedNames() throws {
-        let form = try URLEncodedForm(parsing: "scope=openid+email&scope=profile&redirect_uri=https%3A%2F%2Fa.example%2Fcb")
+        let form = try URLEncodedForm(
+            parsing: "scope=openid+email&scope=profile&redirect_uri=https%3A%2F%2Fa.example%2Fcb")
         #expect(form.fields.map(\.name) == ["scope", "scope", "redirect_uri"])
         #expect(form.values(of: "scope") == ["openid email", "profile"])
         #expect(form["scope"] == "openid email")
@@ -61,7 +62,9 @@ import TesseraHTTP
     }
 
     @Test func bodyAndQueryOfARequest() throws {
-        let request = HTTPRequest(method: .post, target: "/oauth2/token?a=1&a=2", body: Array("grant_type=authorization_code&code=x%2By".utf8))
+        let request = HTTPRequest(
+            method: .post, target: "/oauth2/token?a=1&a=2", body: Array("grant_type=authorization_code&code=x%2By".utf8)
+        )
         #expect(try request.queryItems().values(of: "a") == ["1", "2"])
         #expect(try request.formItems()["code"] == "x+y")
         #expect(try HTTPRequest(method: .get, target: "/").queryItems().fields.isEmpty)
@@ -114,7 +117,8 @@ import TesseraHTTP
         )
         #expect(
             try cookie.headerValue()
-                == "__Host-sid=a.b-c_d; Path=/oauth2; Domain=auth.example; Max-Age=3600; Secure; HttpOnly; SameSite=Strict"
+                == "__Host-sid=a.b-c_d; Path=/oauth2; Domain=auth.example; Max-Age=3600; Secure; HttpOnly; "
+                + "SameSite=Strict"
         )
         let bare = SetCookie(name: "x", value: "", path: nil, httpOnly: false, sameSite: nil)
         #expect(try bare.headerValue() == "x=")
@@ -126,7 +130,9 @@ import TesseraHTTP
         #expect(throws: SetCookieError.invalidName("a b")) { try SetCookie(name: "a b", value: "v").headerValue() }
         #expect(throws: SetCookieError.invalidName("a=b")) { try SetCookie(name: "a=b", value: "v").headerValue() }
         for value in ["a b", "a;b", "a,b", "\"q\"", "a\\b", "é", "a\r\nb"] {
-            #expect(throws: SetCookieError.invalidValue(name: "n")) { try SetCookie(name: "n", value: value).headerValue() }
+            #expect(throws: SetCookieError.invalidValue(name: "n")) {
+                try SetCookie(name: "n", value: value).headerValue()
+            }
         }
         #expect(throws: SetCookieError.invalidAttribute(name: "n")) {
             try SetCookie(name: "n", value: "v", path: "/a;Secure").headerValue()
@@ -137,7 +143,9 @@ import TesseraHTTP
         #expect(throws: SetCookieError.sameSiteNoneRequiresSecure(name: "n")) {
             try SetCookie(name: "n", value: "v", sameSite: SetCookie.SameSite.none).headerValue()
         }
-        #expect(try SetCookie(name: "n", value: "v", secure: true, sameSite: SetCookie.SameSite.none).headerValue().hasSuffix("SameSite=None"))
+        #expect(
+            try SetCookie(name: "n", value: "v", secure: true, sameSite: SetCookie.SameSite.none).headerValue()
+                .hasSuffix("SameSite=None"))
     }
 
     @Test func responseSetCookie() throws {

@@ -1,5 +1,5 @@
-import Testing
 import TesseraHTTP
+import Testing
 
 /// A comparable summary of state-machine actions.
 enum Did: Equatable, CustomStringConvertible {
@@ -299,7 +299,7 @@ extension HTTPConnectionStateMachine {
         #expect(did(machine.peerClosed()) == [.cancel])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
         #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: true), .pause])
-        #expect(did(machine.writeCompleted(success: true))  == [])
+        #expect(did(machine.writeCompleted(success: true)) == [])
         #expect(did(machine.writeCompleted(success: true)) == [.close])
     }
 

@@ -1,14 +1,16 @@
-import Testing
 import TesseraHTTP
+import Testing
 
 @Suite struct HTTPRequestParserTests {
-    let post = "POST /rpc?x=1 HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\nhello world"
+    let post =
+        "POST /rpc?x=1 HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\nhello world"
 
     @Test func simpleGet() throws {
         let events = parse("GET /healthz?verbose=1 HTTP/1.1\r\nHost: example\r\nX-Two:  spaced value \t\r\n\r\n")
         #expect(
             seen(events) == [
-                .started, .headers(expectsContinue: false), .request(method: "GET", target: "/healthz?verbose=1", body: ""),
+                .started, .headers(expectsContinue: false),
+                .request(method: "GET", target: "/healthz?verbose=1", body: ""),
             ]
         )
         let request = try #require(requests(events).first)
@@ -24,7 +26,11 @@ import TesseraHTTP
         let whole = seen(parse(post))
         let pieces = seen(parse(post, chunkSize: 1))
         #expect(whole == pieces)
-        #expect(pieces == [.started, .headers(expectsContinue: false), .request(method: "POST", target: "/rpc?x=1", body: "hello world")])
+        #expect(
+            pieces == [
+                .started, .headers(expectsContinue: false),
+                .request(method: "POST", target: "/rpc?x=1", body: "hello world"),
+            ])
         let request = try #require(requests(parse(post, chunkSize: 1)).first)
         #expect(request.headers.fields.map(\.name) == ["Host", "Content-Type", "Content-Length"])
         #expect(request.headers["content-type"] == "application/json")
@@ -33,7 +39,8 @@ import TesseraHTTP
     @Test func tenPipelinedRequestsInOneFeed() {
         var text = ""
         for index in 0..<10 {
-            text += index % 2 == 0
+            text +=
+                index % 2 == 0
                 ? "GET /r\(index) HTTP/1.1\r\nHost: a\r\n\r\n"
                 : "POST /r\(index) HTTP/1.1\r\nContent-Length: 2\r\n\r\n#\(index)"
         }
@@ -42,19 +49,22 @@ import TesseraHTTP
             #expect(events.count == 30)
             let got = requests(events)
             #expect(got.map(\.target) == (0..<10).map { "/r\($0)" })
-            #expect(got.map { String(decoding: $0.body, as: UTF8.self) } == (0..<10).map { $0 % 2 == 0 ? "" : "#\($0)" })
+            #expect(
+                got.map { String(decoding: $0.body, as: UTF8.self) } == (0..<10).map { $0 % 2 == 0 ? "" : "#\($0)" })
         }
     }
 
     @Test func chunkedBodyWithExtensionsAndTrailers() throws {
-        let text = "POST /form HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let text =
+            "POST /form HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
             + "5;name=value\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\nX-Other: u\r\n\r\n"
             + "GET /next HTTP/1.1\r\n\r\n"
         for chunkSize in [nil, 1, 3] {
             let events = parse(text, chunkSize: chunkSize)
             #expect(
                 seen(events) == [
-                    .started, .headers(expectsContinue: false), .request(method: "POST", target: "/form", body: "hello world"),
+                    .started, .headers(expectsContinue: false),
+                    .request(method: "POST", target: "/form", body: "hello world"),
                     .started, .headers(expectsContinue: false), .request(method: "GET", target: "/next", body: ""),
                 ]
             )
@@ -66,7 +76,10 @@ import TesseraHTTP
 
     @Test func contentLengthZero() throws {
         let events = parse("POST /empty HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
-        #expect(seen(events) == [.started, .headers(expectsContinue: false), .request(method: "POST", target: "/empty", body: "")])
+        #expect(
+            seen(events) == [
+                .started, .headers(expectsContinue: false), .request(method: "POST", target: "/empty", body: ""),
+            ])
     }
 
     @Test func leadingEmptyLinesAreSkipped() {
@@ -133,7 +146,9 @@ import TesseraHTTP
 
         let huge = parse("POST / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n")
         #expect(failures(huge) == [.bodyTooLarge])
-        let atLimit = parse("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", configuration: HTTPServerConfiguration(maxBodyBytes: 10))
+        let atLimit = parse(
+            "POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789",
+            configuration: HTTPServerConfiguration(maxBodyBytes: 10))
         #expect(requests(atLimit).count == 1)
     }
 
@@ -190,7 +205,10 @@ import TesseraHTTP
     }
 
     @Test func connectAndUpgradeAreRefused() {
-        #expect(failures(parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")) == [.upgradeNotSupported])
+        #expect(
+            failures(parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")) == [
+                .upgradeNotSupported
+            ])
         let websocket = "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
         #expect(failures(parse(websocket)) == [.upgradeNotSupported])
         #expect(HTTPParseError.upgradeNotSupported.status.code == 501)

@@ -1,5 +1,5 @@
-import Testing
 import TesseraHTTP
+import Testing
 
 @Suite struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -21,7 +21,8 @@ import TesseraHTTP
         #expect(closing == "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         let http10 = try encode(HTTPResponse(status: .ok), HTTPResponseContext(isHTTP10: true))
         #expect(http10.contains("\r\nConnection: keep-alive\r\n"))
-        let http10Closing = try encode(HTTPResponse(status: .ok), HTTPResponseContext(isHTTP10: true, closeConnection: true))
+        let http10Closing = try encode(
+            HTTPResponse(status: .ok), HTTPResponseContext(isHTTP10: true, closeConnection: true))
         #expect(http10Closing.contains("\r\nConnection: close\r\n"))
         #expect(!http10Closing.contains("keep-alive"))
     }
@@ -76,7 +77,8 @@ import TesseraHTTP
     }
 
     @Test func continueResponse() {
-        #expect(String(decoding: HTTPResponseEncoder.continueResponse, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+        #expect(
+            String(decoding: HTTPResponseEncoder.continueResponse, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
     }
 
     @Test(arguments: [

@@ -1,5 +1,5 @@
-import Testing
 import TesseraHTTP
+import Testing
 
 @Suite struct HTTPRouterTests {
     func respond(_ router: HTTPRouter, _ method: HTTPMethod, _ target: String) async -> HTTPResponse {

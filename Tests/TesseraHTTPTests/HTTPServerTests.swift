@@ -1,9 +1,9 @@
 import Glibc
 import Logging
 import Synchronization
-import Testing
 import TesseraHTTP
 import TesseraLoop
+import Testing
 
 /// A server on a fresh two-loop group, port 0, with short timeouts; stopped by ``stop()``.
 struct RunningServer {
@@ -11,12 +11,15 @@ struct RunningServer {
     let server: HTTPServer
     let handlerStarted: Flag
 
-    static func start(configuration: HTTPServerConfiguration = .forTests) async throws -> RunningServer {
+    static func start(
+        configuration: HTTPServerConfiguration = .forTests,
+        logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    ) async throws -> RunningServer {
         let group = try EventLoopGroup(loopCount: 2)
         let handlerStarted = Flag()
         let server = HTTPServer(
             name: "test", loops: group.loops, host: "127.0.0.1", port: 0, configuration: configuration,
-            router: testRouter(handlerStarted: handlerStarted), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            router: testRouter(handlerStarted: handlerStarted), logger: logger
         )
         do {
             try await server.start()
@@ -71,7 +74,34 @@ func testRouter(handlerStarted: Flag) -> HTTPRouter {
         try? await Task.sleep(for: .milliseconds(400))
         return .text("finally")
     })
+    router.on(.get, "/bad-header", immediate: { _ in
+        HTTPResponse(status: .found, headers: ["Location": "/x\r\nSet-Cookie: injected=1"])
+    })
     return router
+}
+
+/// Keeps every log line (message and metadata) in memory.
+struct CapturingLogHandler: LogHandler {
+    let lines: LogLines
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        lines.append("\(event.message) \(fields.joined(separator: " "))")
+    }
+}
+
+final class LogLines: Sendable {
+    let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
 
 @Suite(.serialized) struct HTTPServerTests {
@@ -243,6 +273,39 @@ func testRouter(handlerStarted: Flag) -> HTTPRouter {
         #expect(missing.status == 404)
         #expect(wrong.status == 405)
         #expect(wrong.header("Allow") == "GET, HEAD")
+        await running.stop()
+    }
+
+    @Test func responsesThatCannotBeEncodedBecome500() async throws {
+        let running = try await RunningServer.start()
+        let (response, next) = try await running.withClient { client in
+            try client.send("GET /bad-header HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\n\r\n")
+            return (try client.readResponse(), try client.readResponse())
+        }
+        #expect(response.status == 500)
+        #expect(response.header("Set-Cookie") == nil)
+        #expect(next.body == "hello")
+        await running.stop()
+    }
+
+    @Test func requestsAreLoggedWithoutBodiesOrCredentials() async throws {
+        let lines = LogLines()
+        let running = try await RunningServer.start(logger: Logger(label: "test") { _ in
+            CapturingLogHandler(lines: lines)
+        })
+        let status = try await running.withClient { client in
+            try client.send("POST /echo?token=q HTTP/1.1\r\nAuthorization: Bearer s3cret\r\n")
+            try client.send("Content-Length: 6\r\n\r\nhidden")
+            return try client.readResponse().status
+        }
+        #expect(status == 200)
+        let requestLines = lines.all.filter { $0.hasPrefix("request ") }
+        #expect(requestLines.count == 1)
+        let line = try #require(requestLines.first)
+        for expected in ["method=POST", "path=/echo", "status=200", "server=test", "duration_ms=", "request="] {
+            #expect(line.contains(expected), "\(line)")
+        }
+        #expect(!lines.all.contains { $0.contains("s3cret") || $0.contains("hidden") || $0.contains("token=q") })
         await running.stop()
     }
 
