@@ -75,7 +75,11 @@ let package = Package(
         ),
         .testTarget(name: "TesseraMetricsTests", dependencies: ["TesseraMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraLoopTests", dependencies: ["TesseraLoop"], swiftSettings: swiftSettings),
-        .testTarget(name: "TesseraHTTPTests", dependencies: ["TesseraHTTP", "TesseraLoop"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TesseraHTTPTests",
+            dependencies: ["TesseraHTTP", "TesseraLoop", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TesseraRPCTests",
             dependencies: ["TesseraRPC", "TesseraJSON", "TesseraHTTP"],
