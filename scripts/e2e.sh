@@ -75,6 +75,9 @@ PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     TESSERA_URL="http://127.0.0.1:$port" \
     TESSERA_ADMIN_URL="http://127.0.0.1:$admin_port" \
     TESSERA_ADMIN_KEY="$admin_key" \
+    TESSERA_BIN="$bin" \
+    TESSERA_TEST_DATABASE_URL="$database_url" \
+    TESSERA_DEV_DB="$TESSERA_ROOT/scripts/dev-db.sh" \
     python3 -m pytest -q "$TESSERA_ROOT/Tests/e2e" "$@" || pytest_status=$?
 case $pytest_status in
     0) ;;

@@ -19,15 +19,20 @@ public final class PostgresClient: Sendable {
         readyTable = readyByLoop
     }
 
-    /// Connects every pool and waits until each has a ready connection; throws
-    /// ``PostgresError/Kind/unavailable`` when that does not happen within `timeout`. The pools keep
-    /// reconnecting in the background either way.
+    /// Connects every pool and waits until each has a ready connection. Throws
+    /// ``PostgresError/Kind/unavailable`` with libpq's reason as soon as every connection of a pool has failed
+    /// its first attempt, or when `timeout` passes. The pools keep reconnecting in the background either way.
     public func start(timeout: Duration = .seconds(10)) async throws(PostgresError) {
         for pool in pools { pool.loop.execute { pool.start() } }
         let deadline = ContinuousClock.now + timeout
         while !isReady {
+            for pool in pools {
+                if case let reason?? = try? await pool.loop.submit({ pool.startupFailure }) {
+                    throw PostgresError(.unavailable, message: "database unreachable: \(reason)")
+                }
+            }
             guard ContinuousClock.now < deadline else {
-                throw PostgresError(.unavailable, message: "no database connection within \(timeout)")
+                throw PostgresError(.unavailable, message: "database unreachable: no connection within \(timeout)")
             }
             try? await Task.sleep(for: .milliseconds(10))
         }

@@ -51,6 +51,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// Requests sent and not yet answered.
     var pendingCount: Int { inFlight.count - inFlightHead }
 
+    /// Whether the connection has never been ready and its last attempt failed.
+    var hasFailedSinceStart: Bool { phase == .disconnected && failedAttempts > 0 && !everReady }
+    private var everReady = false
+
     // MARK: Connecting
 
     /// Starts connecting (nonblocking); the result arrives through ``onPhaseChange``.
@@ -96,6 +100,7 @@ final class PostgresConnection: @unchecked Sendable {
             return lose(connectionMessage() ?? "cannot enter pipeline mode")
         }
         failedAttempts = 0
+        everReady = true
         setPhase(.ready)
         watchIO()
     }
@@ -291,7 +296,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func connectionMessage() -> String? {
         guard let connection, let message = PQerrorMessage(connection) else { return nil }
-        let lines = String(cString: message).split(whereSeparator: \.isNewline).map { $0.trimmingPrefix(" ") }
+        let lines = String(cString: message).split(whereSeparator: \.isNewline).map { $0.drop { $0 == " " || $0 == "\t" } }
         let text = lines.filter { !$0.isEmpty }.joined(separator: " ")
         return text.isEmpty ? nil : text
     }

@@ -42,6 +42,13 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// Why the pool could not connect at start: libpq's reason once every connection's first attempt has
+    /// failed and none has ever been ready; nil otherwise.
+    var startupFailure: String? {
+        guard connections.allSatisfy(\.hasFailedSinceStart) else { return nil }
+        return connections.first?.lastError
+    }
+
     /// Connections ready for requests.
     public var readyCount: Int { connections.count { $0.phase == .ready } }
     /// Connections in the pool.

@@ -73,7 +73,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             await database.shutdown()
             group.shutdown()
-            throw error
+            throw (error as? PostgresError).map { ValidationError($0.message) } ?? error
         }
         let signal = await ShutdownSignal.wait(on: group.loops[0])
         logger.info("received \(signal), stopping: finishing requests in flight for up to 10 s")
