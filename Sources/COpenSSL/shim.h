@@ -13,6 +13,24 @@
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <openssl/ssl.h>
+
+/* EVP_PKEY_PUBLIC_KEY is a macro combining selection bits; Swift cannot import it. */
+static inline int tessera_evp_pkey_public_key_selection(void) {
+    return EVP_PKEY_PUBLIC_KEY;
+}
+
+/*
+ * OSSL_PARAM objects keep a pointer to their key name, so the names must outlive them; string literals of C
+ * have static storage, temporary C strings made from Swift strings do not.
+ */
+static inline const char *tessera_param_group_name(void) {
+    return OSSL_PKEY_PARAM_GROUP_NAME;
+}
+
+static inline const char *tessera_param_public_key(void) {
+    return OSSL_PKEY_PARAM_PUB_KEY;
+}
 
 #endif

@@ -1,0 +1,13 @@
+/// Base64url (RFC 4648 §5), the encoding of JWS segments, JWK coordinates and Tessera's random identifiers.
+public enum Base64URL {
+    /// The encoding of `bytes` without `=` padding (RFC 7515 §2).
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Base64Codec.url.encode(bytes, padded: false)
+    }
+
+    /// The bytes `text` encodes, with or without `=` padding. Refuses characters outside the base64url alphabet
+    /// (including `+`, `/` and whitespace), impossible lengths, partial padding and non-zero trailing bits.
+    public static func decode(_ text: some StringProtocol) throws(EncodedTextError) -> [UInt8] {
+        try Base64Codec.url.decode(text)
+    }
+}

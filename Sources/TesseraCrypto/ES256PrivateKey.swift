@@ -1,0 +1,136 @@
+internal import COpenSSL
+
+/// An ECDSA P-256 private key that signs with SHA-256 (JWS `ES256`, RFC 7518 §3.4).
+///
+/// Immutable after creation; OpenSSL allows one `EVP_PKEY` to sign from many threads at once (each signature
+/// uses its own context), so one key can serve every event loop.
+public final class ES256PrivateKey: @unchecked Sendable {
+    /// The `EVP_PKEY`, owned by this object.
+    private let key: OpaquePointer
+    /// The matching public key.
+    public let publicKey: ES256PublicKey
+
+    private init(key: OpaquePointer, publicKey: ES256PublicKey) {
+        self.key = key
+        self.publicKey = publicKey
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+    }
+
+    /// A new random key pair from OpenSSL's key generator.
+    public static func generate() throws(CryptoError) -> ES256PrivateKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw OpenSSLCall.failure("EVP_PKEY_CTX_new_from_name(EC)")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        try OpenSSLCall.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
+        try OpenSSLCall.check(EVP_PKEY_CTX_set_group_name(context, "P-256"), "EVP_PKEY_CTX_set_group_name")
+        var generated: OpaquePointer?
+        guard EVP_PKEY_generate(context, &generated) == 1, let generated else {
+            throw OpenSSLCall.failure("EVP_PKEY_generate")
+        }
+        return try adopt(generated)
+    }
+
+    /// The key in a PEM text: PKCS#8 (`BEGIN PRIVATE KEY`, what ``pemRepresentation()`` writes) or SEC 1
+    /// (`BEGIN EC PRIVATE KEY`). Refuses encrypted PEM, other key types and curves, and keys whose public part
+    /// does not match the private scalar.
+    public static func fromPEM(_ pem: String) throws(CryptoError) -> ES256PrivateKey {
+        let bytes = Array(pem.utf8)
+        guard !bytes.isEmpty, bytes.count <= 64 * 1024 else { throw .invalidKey("PEM is empty or too long") }
+        let parsed: OpaquePointer? = bytes.withUnsafeBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            // A callback that supplies no passphrase: an encrypted key fails instead of prompting on a terminal.
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
+        }
+        guard let parsed else {
+            let failure = OpenSSLCall.failure("PEM_read_bio_PrivateKey")
+            throw .invalidKey("not a PEM private key (\(failure))")
+        }
+        let key = try adopt(parsed)
+        try key.checkConsistency()
+        return key
+    }
+
+    /// The key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`). This is the secret itself: store it
+    /// encrypted (``KeyRing``) and never log it.
+    public func pemRepresentation() throws(CryptoError) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLCall.failure("BIO_new") }
+        defer { BIO_free(bio) }
+        try OpenSSLCall.check(PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil), "PEM_write_bio_PrivateKey")
+        let pending = Int(BIO_ctrl_pending(bio))
+        var output = [UInt8](repeating: 0, count: pending)
+        guard pending > 0, BIO_read(bio, &output, Int32(pending)) == Int32(pending) else {
+            throw OpenSSLCall.failure("BIO_read")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The JWS signature of `message`: ECDSA P-256 over SHA-256(message) as the raw 64 bytes `r || s`
+    /// (RFC 7518 §3.4), not DER. `s` is always the low one of its two valid values, so every signature this
+    /// key makes passes ``ES256PublicKey/isValidSignature(_:for:allowHighS:)`` in its strict default.
+    public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let digest = try MessageDigest.sha256.fetched()
+        guard let context = EVP_MD_CTX_new() else { throw OpenSSLCall.failure("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(context) }
+        try OpenSSLCall.check(EVP_DigestSignInit(context, nil, digest, nil, key), "EVP_DigestSignInit")
+        // A DER ECDSA-Sig-Value for P-256 is at most 72 bytes.
+        var der = [UInt8](repeating: 0, count: 80)
+        var derLength = der.count
+        let status = message.withUnsafeBufferPointer { input in
+            EVP_DigestSign(context, &der, &derLength, input.baseAddress, input.count)
+        }
+        try OpenSSLCall.check(status, "EVP_DigestSign")
+        return try Self.rawSignature(fromDER: Array(der.prefix(derLength)))
+    }
+
+    /// The UTF-8 bytes of `message` signed as by ``signature(for:)-([UInt8])``.
+    public func signature(for message: String) throws(CryptoError) -> [UInt8] {
+        try signature(for: Array(message.utf8))
+    }
+
+    /// Converts OpenSSL's DER signature to JWS `r || s`, replacing a high `s` by `n − s`.
+    private static func rawSignature(fromDER der: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw OpenSSLCall.failure("d2i_ECDSA_SIG") }
+        defer { ECDSA_SIG_free(parsed) }
+        guard let r = ECDSA_SIG_get0_r(parsed), let s = ECDSA_SIG_get0_s(parsed) else {
+            throw OpenSSLCall.failure("ECDSA_SIG_get0")
+        }
+        let rBytes = try ES256Curve.bytes(of: r)
+        var sBytes = try ES256Curve.bytes(of: s)
+        if ES256Curve.isGreater(sBytes[...], than: ES256Curve.halfOrder) {
+            sBytes = try ES256Curve.negate(s)
+        }
+        return rBytes + sBytes
+    }
+
+    /// Takes ownership of `key` (freeing it on failure) after checking it is an EC P-256 key.
+    private static func adopt(_ key: OpaquePointer) throws(CryptoError) -> ES256PrivateKey {
+        do {
+            let publicKey = try ES256PublicKey.publicPart(of: key)
+            return ES256PrivateKey(key: key, publicKey: publicKey)
+        } catch {
+            EVP_PKEY_free(key)
+            throw error
+        }
+    }
+
+    /// Checks that the private scalar and the public point belong together (OpenSSL's full key check).
+    private func checkConsistency() throws(CryptoError) {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            throw OpenSSLCall.failure("EVP_PKEY_CTX_new_from_pkey")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_check(context) == 1 else {
+            let failure = OpenSSLCall.failure("EVP_PKEY_check")
+            throw .invalidKey("inconsistent EC key (\(failure))")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import FoundationEssentials
+
+/// Signs JWTs in JWS compact serialization with ES256: `base64url(header).base64url(claims).base64url(r||s)`,
+/// header `{"alg":"ES256","typ":…,"kid":…}`.
+public struct JWTSigner: Sendable {
+    /// The signing key.
+    public let key: ES256PrivateKey
+    /// The `kid` written into every header; verifiers find the public key by it.
+    public let kid: String
+    /// Encoded headers of the common types, computed once.
+    private let encodedHeaders: [JWTType: String]
+
+    /// A signer with `key`, naming it `kid` (by default the key's RFC 7638 thumbprint). An empty `kid` is
+    /// refused, since no verifier could find the key.
+    public init(key: ES256PrivateKey, kid: String? = nil) throws(JWTError) {
+        let kid = kid ?? key.publicKey.thumbprint
+        guard !kid.isEmpty else { throw .invalidHeader("kid must not be empty") }
+        self.key = key
+        self.kid = kid
+        var headers: [JWTType: String] = [:]
+        for type in [JWTType.jwt, .accessToken] { headers[type] = try Self.encodedHeader(type: type, kid: kid) }
+        encodedHeaders = headers
+    }
+
+    /// The compact JWS of `claims` with header `typ` = `type` (`JWT` for ID tokens, `at+jwt` for RFC 9068 access
+    /// tokens). `claims` must encode to a JSON object; the caller sets `iss`, `exp` and the rest.
+    public func sign<Claims: Encodable>(_ claims: Claims, type: JWTType = .jwt) throws(JWTError) -> String {
+        let header: String
+        if let cached = encodedHeaders[type] { header = cached } else {
+            header = try Self.encodedHeader(type: type, kid: kid)
+        }
+        let payload: Data
+        do { payload = try Self.encoder().encode(claims) } catch { throw .encodingFailed("claims: \(error)") }
+        guard payload.first == UInt8(ascii: "{") else { throw .encodingFailed("claims are not a JSON object") }
+        let signingInput = header + "." + Base64URL.encode(Array(payload))
+        let signature: [UInt8]
+        do { signature = try key.signature(for: signingInput) } catch { throw .crypto(error) }
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    private static func encodedHeader(type: JWTType, kid: String) throws(JWTError) -> String {
+        let header = JWSHeader(alg: "ES256", typ: type.rawValue, kid: kid)
+        do { return Base64URL.encode(Array(try encoder().encode(header))) } catch {
+            throw .encodingFailed("header: \(error)")
+        }
+    }
+
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,124 @@
+/// The keys that encrypt secrets at rest: one current key that seals, and older keys that still open what they
+/// sealed, so the master key can rotate without re-encrypting everything at once.
+///
+/// ``seal(_:associatedData:)`` produces a self-describing envelope (version 1):
+///
+/// ```
+/// [0x01][key id length L, 1...255][key id, L ASCII bytes][nonce, 12][ciphertext][tag, 16]
+/// ```
+///
+/// The header (version, length, key id) is authenticated together with the caller's associated data, so a
+/// changed key id fails like any other tampering. Bind each envelope to its row with associated data (e.g. the
+/// tenant and enrolment ids) so a ciphertext copied into another row does not open there.
+public struct KeyRing: Sendable {
+    /// The only envelope version this code writes and reads.
+    public static let envelopeVersion: UInt8 = 1
+
+    /// The id of the key that seals.
+    public let currentKeyID: String
+    private let keys: [String: SymmetricKey]
+
+    /// A ring that seals with `keys[currentKeyID]` and opens envelopes of any key in `keys`. Key ids are 1 to
+    /// 255 characters of `A–Z a–z 0–9 . _ -`; the current one must be in `keys`.
+    public init(currentKeyID: String, keys: [String: SymmetricKey]) throws(AESGCMError) {
+        for keyID in keys.keys { try Self.validate(keyID: keyID) }
+        try Self.validate(keyID: currentKeyID)
+        guard keys[currentKeyID] != nil else { throw .missingCurrentKey(currentKeyID) }
+        self.currentKeyID = currentKeyID
+        self.keys = keys
+    }
+
+    /// A ring that seals with `current` and still opens envelopes of `previous`, each named by its
+    /// ``MasterKey/keyID``.
+    public init(current: MasterKey, previous: [MasterKey] = []) throws(AESGCMError) {
+        var keys: [String: SymmetricKey] = [:]
+        for key in previous { keys[key.keyID] = key.key }
+        keys[current.keyID] = current.key
+        try self.init(currentKeyID: current.keyID, keys: keys)
+    }
+
+    /// The ids of every key in the ring, sorted.
+    public var keyIDs: [String] { keys.keys.sorted() }
+
+    /// An envelope of `plaintext` sealed with the current key and a fresh nonce, authenticating
+    /// `associatedData` (which must be presented again to open it).
+    public func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws(AESGCMError) -> [UInt8] {
+        guard let key = keys[currentKeyID] else { throw .missingCurrentKey(currentKeyID) }
+        let header = Self.header(keyID: currentKeyID)
+        let box = try AESGCM.seal(plaintext, using: key, associatedData: header + associatedData)
+        return header + box.nonce + box.ciphertext + box.tag
+    }
+
+    /// The plaintext of `envelope`, opened with the key it names. Throws ``AESGCMError/unknownKeyID(_:)`` for a
+    /// key the ring does not hold, ``AESGCMError/authenticationFailed`` when any byte of the envelope or the
+    /// associated data differs from what was sealed, and a malformed-envelope error when it cannot be parsed.
+    public func open(_ envelope: [UInt8], associatedData: [UInt8] = []) throws(AESGCMError) -> [UInt8] {
+        let parsed = try ParsedEnvelope(envelope)
+        guard let key = keys[parsed.keyID] else { throw .unknownKeyID(parsed.keyID) }
+        return try AESGCM.open(parsed.box, using: key, associatedData: parsed.header + associatedData)
+    }
+
+    /// The id of the key `envelope` was sealed with, read without opening it.
+    public static func keyID(of envelope: [UInt8]) throws(AESGCMError) -> String {
+        try ParsedEnvelope(envelope).keyID
+    }
+
+    /// Whether `envelope` was sealed with a key other than the current one, i.e. should be opened and sealed
+    /// again to finish a rotation.
+    public func needsResealing(_ envelope: [UInt8]) throws(AESGCMError) -> Bool {
+        try Self.keyID(of: envelope) != currentKeyID
+    }
+
+    static func header(keyID: String) -> [UInt8] {
+        let keyIDBytes = Array(keyID.utf8)
+        return [envelopeVersion, UInt8(keyIDBytes.count)] + keyIDBytes
+    }
+
+    static func validate(keyID: String) throws(AESGCMError) {
+        let bytes = Array(keyID.utf8)
+        guard !bytes.isEmpty else { throw .invalidKeyID("empty") }
+        guard bytes.count <= 255 else { throw .invalidKeyID("longer than 255 bytes") }
+        guard bytes.allSatisfy(Self.isKeyIDCharacter) else {
+            throw .invalidKeyID("only A-Z a-z 0-9 . _ - are allowed")
+        }
+    }
+
+    static func isKeyIDCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// An envelope split into its parts; parsing checks the layout, not the tag.
+private struct ParsedEnvelope {
+    let header: [UInt8]
+    let keyID: String
+    let box: AESGCM.SealedBox
+
+    init(_ envelope: [UInt8]) throws(AESGCMError) {
+        guard envelope.count >= 2 else { throw .malformedEnvelope("\(envelope.count) bytes is too short") }
+        guard envelope[0] == KeyRing.envelopeVersion else { throw .unsupportedVersion(envelope[0]) }
+        let keyIDLength = Int(envelope[1])
+        guard keyIDLength > 0 else { throw .malformedEnvelope("empty key id") }
+        let nonceStart = 2 + keyIDLength
+        let tagStart = envelope.count - AESGCM.tagByteCount
+        guard tagStart >= nonceStart + AESGCM.nonceByteCount else {
+            throw .malformedEnvelope("\(envelope.count) bytes is too short for its key id, nonce and tag")
+        }
+        let keyIDBytes = Array(envelope[2..<nonceStart])
+        guard keyIDBytes.allSatisfy(KeyRing.isKeyIDCharacter) else { throw .malformedEnvelope("invalid key id") }
+        header = Array(envelope[0..<nonceStart])
+        keyID = String(decoding: keyIDBytes, as: UTF8.self)
+        let ciphertextStart = nonceStart + AESGCM.nonceByteCount
+        box = AESGCM.SealedBox(
+            nonce: Array(envelope[nonceStart..<ciphertextStart]),
+            ciphertext: Array(envelope[ciphertextStart..<tagStart]),
+            tag: Array(envelope[tagStart...])
+        )
+    }
+}

@@ -1,0 +1,56 @@
+internal import COpenSSL
+
+/// The hash functions this module uses, fetched from OpenSSL's default provider once per process.
+///
+/// OpenSSL 3 looks an algorithm up by name on every implicit use (`EVP_sha256()`), which takes a lock; fetching
+/// once keeps the token endpoint's SHA-256 and ES256 off that path. Fetched `EVP_MD` objects are immutable and
+/// reference counted, so sharing them between threads is safe.
+enum MessageDigest: Sendable {
+    case sha1
+    case sha256
+    case sha512
+
+    /// The algorithm's name as OpenSSL fetches it.
+    var name: String {
+        switch self {
+        case .sha1: "SHA1"
+        case .sha256: "SHA256"
+        case .sha512: "SHA512"
+        }
+    }
+
+    /// The length of the algorithm's output in bytes.
+    var outputByteCount: Int {
+        switch self {
+        case .sha1: 20
+        case .sha256: 32
+        case .sha512: 64
+        }
+    }
+
+    /// The fetched `EVP_MD`, or an error when the provider does not offer the algorithm.
+    func fetched() throws(CryptoError) -> OpaquePointer {
+        let fetched: FetchedAlgorithm
+        switch self {
+        case .sha1: fetched = FetchedAlgorithm.sha1
+        case .sha256: fetched = FetchedAlgorithm.sha256
+        case .sha512: fetched = FetchedAlgorithm.sha512
+        }
+        guard let pointer = fetched.pointer else {
+            throw .library(operation: "EVP_MD_fetch(\(name))", detail: "algorithm unavailable")
+        }
+        return pointer
+    }
+
+    /// The digest of `bytes`, computed with `EVP_Digest`.
+    func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let algorithm = try fetched()
+        var output = [UInt8](repeating: 0, count: outputByteCount)
+        var length: UInt32 = 0
+        let status = bytes.withUnsafeBufferPointer { input in
+            EVP_Digest(input.baseAddress, input.count, &output, &length, algorithm, nil)
+        }
+        guard status == 1, Int(length) == outputByteCount else { throw OpenSSLCall.failure("EVP_Digest(\(name))") }
+        return output
+    }
+}

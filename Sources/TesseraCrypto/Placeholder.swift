@@ -1,2 +1,0 @@
-/// Placeholder; replaced as the module is built.
-enum TesseraCryptoPlaceholder {}

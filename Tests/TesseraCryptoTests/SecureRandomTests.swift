@@ -1,0 +1,68 @@
+import Testing
+import TesseraCrypto
+
+@Suite("SecureRandom and ConstantTime")
+struct SecureRandomTests {
+    @Test func bytesHaveTheRequestedLengthAndDiffer() throws {
+        #expect(try SecureRandom.bytes(count: 0).isEmpty)
+        let first = try SecureRandom.bytes(count: 32)
+        let second = try SecureRandom.bytes(count: 32)
+        #expect(first.count == 32)
+        #expect(first != second)
+    }
+
+    @Test func badCountsAreRefused() {
+        #expect(throws: CryptoError.invalidArgument("byte count -1 is negative")) {
+            try SecureRandom.bytes(count: -1)
+        }
+        #expect(throws: CryptoError.invalidArgument("digit count 0 is less than 1")) {
+            try SecureRandom.digits(count: 0)
+        }
+        #expect(throws: CryptoError.self) { try SecureRandom.token(byteCount: 8) }
+    }
+
+    @Test func uuidV4HasTheCanonicalForm() throws {
+        for _ in 0..<50 {
+            let uuid = try SecureRandom.uuidV4()
+            let characters = Array(uuid)
+            #expect(characters.count == 36)
+            for (index, character) in characters.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    #expect(character == "-")
+                } else {
+                    #expect("0123456789abcdef".contains(character))
+                }
+            }
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+        }
+        #expect(try SecureRandom.uuidV4() != SecureRandom.uuidV4())
+    }
+
+    @Test func identifiersAre128BitBase64URL() throws {
+        let identifier = try SecureRandom.identifier()
+        #expect(identifier.count == 22)
+        #expect(try Base64URL.decode(identifier).count == 16)
+        #expect(try Base64URL.decode(SecureRandom.token()).count == 32)
+    }
+
+    @Test func digitsAreDecimalAndRoughlyUniform() throws {
+        let code = try SecureRandom.digits(count: 6)
+        #expect(code.count == 6)
+        #expect(code.allSatisfy { $0.isASCII && $0.isNumber })
+        var counts = [Int](repeating: 0, count: 10)
+        for digit in try SecureRandom.digits(count: 20_000).utf8 { counts[Int(digit - UInt8(ascii: "0"))] += 1 }
+        // Each digit is expected 2000 times with a standard deviation of about 42; 1700...2300 is over 7 sigma.
+        for count in counts { #expect((1700...2300).contains(count), "\(counts)") }
+    }
+
+    @Test func constantTimeEquality() {
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(!ConstantTime.equals([], [0]))
+        #expect(ConstantTime.equals([], []))
+        #expect(ConstantTime.equals("secret", "secret"))
+        #expect(!ConstantTime.equals("secret", "Secret"))
+    }
+}
