@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Logging
+import TesseraCrypto
 import TesseraLoop
 import TesseraPostgres
 import TesseraServer
@@ -57,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        try MasterKeyFile.validate(configuration.masterKeyFile)
+        if let path = configuration.masterKeyFile { _ = try MasterKey.load(fromFile: path) }
         let logger = makeLogger(environment: environment)
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)

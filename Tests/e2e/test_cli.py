@@ -72,7 +72,7 @@ def test_bad_options_are_one_line_and_exit_2(arguments, words):
 
 def test_a_master_key_of_the_wrong_size_is_refused(short_master_key):
     result = run("serve", "--database-url", _database_url(), "--master-key-file", short_master_key)
-    assert_one_line_exit_2(result, "exactly 32 bytes", "31")
+    assert_one_line_exit_2(result, "exactly 32 bytes", "found 31")
 
 
 @pytest.mark.parametrize("extra", [[], ["--no-migrate"]])
