@@ -310,3 +310,12 @@ private struct Wrapped: Decodable {
     #expect(message(Flattened.self, #"{"info":[]}"#) == "field 'info' must be an object")
     #expect(message(Flattened.self, "{}") == "missing field 'info'")
 }
+
+@Test func objectsDecodeDirectly() throws {
+    let object: JSONObject = ["phoneNumber": "+1", "appVerification": ["recaptchaToken": "r"]]
+    let info = try JSONValueDecoder().decode(PhoneEnrollmentInfo.self, from: .object(object))
+    #expect(info.appVerification?.recaptchaToken == "r")
+    #expect(throws: JSONDecodingError(.unknownField, at: JSONPath([.key("x")]))) {
+        try JSONValueDecoder().decode(AppVerification.self, from: ["recaptchaToken": "r", "x": 1])
+    }
+}
