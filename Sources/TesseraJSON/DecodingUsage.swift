@@ -3,32 +3,30 @@
 ///
 /// One node stands for one JSON value. A node whose object was opened as a keyed container must have every member
 /// used, unless its keys were listed (`allKeys`, which is how dictionaries decode). Values that were never opened as
-/// keyed containers (scalars, ``JSONValue`` properties) are not checked.
+/// keyed containers (scalars, ``JSONValue`` properties) are not checked. Members and elements are tracked by
+/// position, so marking costs no hashing.
 final class DecodingUsage {
     /// Whether the value was opened as a keyed container.
     var openedAsObject = false
     /// Whether `allKeys` was read, making every key used.
     var listedAllKeys = false
-    /// The keys asked for.
-    var usedKeys: Set<String> = []
-    /// Nodes of members that were decoded further.
-    private var members: [String: DecodingUsage] = [:]
-    /// Nodes of array elements that were decoded further.
-    private var elements: [Int: DecodingUsage] = [:]
+    /// Which object members were asked for, by position; empty until the first one is.
+    private var used: [Bool] = []
+    /// Nodes of members or elements that were decoded further, by position; empty until the first one is.
+    private var children: [DecodingUsage?] = []
 
-    /// The node of a member, created on first use.
-    func member(_ key: String) -> DecodingUsage {
-        if let node = members[key] { return node }
-        let node = DecodingUsage()
-        members[key] = node
-        return node
+    /// Marks the member at `position` of an object with `count` members as asked for.
+    func markUsed(_ position: Int, of count: Int) {
+        if used.isEmpty { used = Array(repeating: false, count: count) }
+        used[position] = true
     }
 
-    /// The node of an array element, created on first use.
-    func element(_ index: Int) -> DecodingUsage {
-        if let node = elements[index] { return node }
+    /// The node of the member or element at `position` of a container with `count` entries, created on first use.
+    func child(_ position: Int, of count: Int) -> DecodingUsage {
+        if children.isEmpty { children = Array(repeating: nil, count: count) }
+        if let node = children[position] { return node }
         let node = DecodingUsage()
-        elements[index] = node
+        children[position] = node
         return node
     }
 
@@ -37,17 +35,19 @@ final class DecodingUsage {
         switch value {
         case .object(let object):
             let checksKeys = openedAsObject && !listedAllKeys
-            for member in object.members {
+            for (position, member) in object.members.enumerated() {
                 path.append(.key(member.key))
-                if checksKeys, !usedKeys.contains(member.key) { return true }
-                if let node = members[member.key], node.findUnknownField(in: member.value, path: &path) { return true }
+                if checksKeys, used.isEmpty || !used[position] { return true }
+                if let node = childIfAny(position), node.findUnknownField(in: member.value, path: &path) {
+                    return true
+                }
                 path.removeLast()
             }
-        case .array(let values):
-            guard !elements.isEmpty else { return false }
-            for (index, element) in values.enumerated() {
-                guard let node = elements[index] else { continue }
-                path.append(.index(index))
+        case .array(let elements):
+            guard !children.isEmpty else { return false }
+            for (position, element) in elements.enumerated() {
+                guard let node = childIfAny(position) else { continue }
+                path.append(.index(position))
                 if node.findUnknownField(in: element, path: &path) { return true }
                 path.removeLast()
             }
@@ -55,5 +55,9 @@ final class DecodingUsage {
             break
         }
         return false
+    }
+
+    private func childIfAny(_ position: Int) -> DecodingUsage? {
+        children.isEmpty ? nil : children[position]
     }
 }

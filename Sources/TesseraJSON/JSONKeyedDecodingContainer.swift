@@ -10,32 +10,57 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func contains(_ key: Key) -> Bool {
-        usage?.usedKeys.insert(key.stringValue)
-        return object.contains(key: key.stringValue)
+        guard let position = object.position(of: key.stringValue) else { return false }
+        usage?.markUsed(position, of: object.count)
+        return true
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try member(key).isNull
     }
 
-    /// The member's value, marked as used; a missing member is a ``JSONDecodingError/Kind/missingField`` error.
-    private func member(_ key: Key) throws -> JSONValue {
-        usage?.usedKeys.insert(key.stringValue)
-        guard let value = object[key.stringValue] else {
+    /// The position of a member, marked as used; a missing member is a ``JSONDecodingError/Kind/missingField``
+    /// error.
+    private func position(of key: Key) throws -> Int {
+        guard let position = object.position(of: key.stringValue) else {
             throw JSONDecodingError(.missingField, at: JSONPath(codingPath: codingPath + [key]))
         }
-        return value
+        usage?.markUsed(position, of: object.count)
+        return position
+    }
+
+    /// The member's value, marked as used; a missing member is a ``JSONDecodingError/Kind/missingField`` error.
+    private func member(_ key: Key) throws -> JSONValue {
+        try object.members[position(of: key)].value
+    }
+
+    /// The position of a member whose value is not `null`, marked as used; nil when absent or `null`.
+    private func presentPosition(of key: Key) -> Int? {
+        guard let position = object.position(of: key.stringValue) else { return nil }
+        usage?.markUsed(position, of: object.count)
+        return object.members[position].value.isNull ? nil : position
     }
 
     /// The member's value, marked as used, or nil when it is absent or `null`.
     private func present(_ key: Key) -> JSONValue? {
-        usage?.usedKeys.insert(key.stringValue)
-        guard let value = object[key.stringValue], !value.isNull else { return nil }
-        return value
+        presentPosition(of: key).map { object.members[$0].value }
     }
 
-    private func childDecoder(_ value: JSONValue, _ key: some CodingKey) -> JSONValueDecoderImpl {
-        JSONValueDecoderImpl(value: value, codingPath: codingPath + [key], usage: usage?.member(key.stringValue))
+    /// A decoder for the member at a position.
+    private func childDecoder(at position: Int, _ key: some CodingKey) -> JSONValueDecoderImpl {
+        JSONValueDecoderImpl(
+            value: object.members[position].value, codingPath: codingPath + [key],
+            usage: usage?.child(position, of: object.count)
+        )
+    }
+
+    /// A decoder for a member that may be absent (super-decoders decode `null` then).
+    private func childDecoder(for key: some CodingKey) -> JSONValueDecoderImpl {
+        guard let position = object.position(of: key.stringValue) else {
+            return JSONValueDecoderImpl(value: .null, codingPath: codingPath + [key], usage: nil)
+        }
+        usage?.markUsed(position, of: object.count)
+        return childDecoder(at: position, key)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
@@ -95,7 +120,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try childDecoder(member(key), key).decodeValue(T.self)
+        try childDecoder(at: position(of: key), key).decodeValue(T.self)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -155,27 +180,24 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try childDecoder($0, key).decodeValue(T.self) }
+        try presentPosition(of: key).map { try childDecoder(at: $0, key).decodeValue(T.self) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try childDecoder(member(key), key).container(keyedBy: NestedKey.self)
+        try childDecoder(at: position(of: key), key).container(keyedBy: NestedKey.self)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try childDecoder(member(key), key).unkeyedContainer()
+        try childDecoder(at: position(of: key), key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
-        let key = JSONStringKey("super")
-        usage?.usedKeys.insert(key.stringValue)
-        return childDecoder(object[key.stringValue] ?? .null, key)
+        childDecoder(for: JSONStringKey("super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        usage?.usedKeys.insert(key.stringValue)
-        return childDecoder(object[key.stringValue] ?? .null, key)
+        childDecoder(for: key)
     }
 }

@@ -1,15 +1,19 @@
-/// The cursor of one parse: the input, the current offset and nesting depth, and a scratch buffer for strings
-/// with escapes. Lives only for the duration of one call to ``JSONParser``'s `parse`.
+/// The cursor of one parse: the input, the current offset and nesting depth, a scratch buffer for strings with
+/// escapes, and stacks on which the members and elements of open containers collect, so each finished container is
+/// copied once into storage of its exact size. Lives only for the duration of one call to ``JSONParser``'s `parse`.
 struct JSONParserState {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var offset = 0
     var depth = 0
     var scratch: [UInt8] = []
+    var memberStack: [(key: String, value: JSONValue)] = []
+    var elementStack: [JSONValue] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        memberStack.reserveCapacity(16)
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
@@ -73,13 +77,14 @@ struct JSONParserState {
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enterContainer()
-        var object = JSONObject()
         skipWhitespace()
         if offset < bytes.count, bytes[offset] == ASCII.closeBrace {
             offset += 1
             depth -= 1
-            return .object(object)
+            return .object(JSONObject())
         }
+        let base = memberStack.count
+        var seenKeys: Set<String>?
         while true {
             skipWhitespace()
             guard offset < bytes.count else { throw JSONParseError(.unexpectedEndOfInput, at: offset) }
@@ -92,9 +97,10 @@ struct JSONParserState {
             try expect(ASCII.colon, "':'")
             skipWhitespace()
             let value = try parseValue()
-            guard object.insertNew(key: key, value: value) else {
+            guard isNewKey(key, since: base, seenKeys: &seenKeys) else {
                 throw JSONParseError(.duplicateKey(key), at: keyOffset)
             }
+            memberStack.append((key: key, value: value))
             skipWhitespace()
             guard offset < bytes.count else { throw JSONParseError(.unexpectedEndOfInput, at: offset) }
             switch bytes[offset] {
@@ -103,25 +109,40 @@ struct JSONParserState {
             case ASCII.closeBrace:
                 offset += 1
                 depth -= 1
-                return .object(object)
+                let members = Array(memberStack[base...])
+                memberStack.removeSubrange(base...)
+                return .object(JSONObject(uniqueMembers: members))
             case let byte:
                 throw JSONParseError(.unexpectedByte(byte, expected: "',' or '}'"), at: offset)
             }
         }
     }
 
+    /// Whether `key` is not yet among the members collected since `base`: a scan for small objects, a set once the
+    /// object grows.
+    private func isNewKey(_ key: String, since base: Int, seenKeys: inout Set<String>?) -> Bool {
+        if seenKeys == nil {
+            guard memberStack.count - base > JSONObject.indexThreshold else {
+                return !memberStack[base...].contains { $0.key == key }
+            }
+            seenKeys = Set(memberStack[base...].map(\.key))
+        }
+        return seenKeys?.insert(key).inserted ?? false
+    }
+
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enterContainer()
-        var elements: [JSONValue] = []
         skipWhitespace()
         if offset < bytes.count, bytes[offset] == ASCII.closeBracket {
             offset += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            let element = try parseValue()
+            elementStack.append(element)
             skipWhitespace()
             guard offset < bytes.count else { throw JSONParseError(.unexpectedEndOfInput, at: offset) }
             switch bytes[offset] {
@@ -130,6 +151,8 @@ struct JSONParserState {
             case ASCII.closeBracket:
                 offset += 1
                 depth -= 1
+                let elements = Array(elementStack[base...])
+                elementStack.removeSubrange(base...)
                 return .array(elements)
             case let byte:
                 throw JSONParseError(.unexpectedByte(byte, expected: "',' or ']'"), at: offset)

@@ -41,11 +41,6 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         }
         return text
     }
-
-    /// The path one step further.
-    public func appending(_ component: Component) -> JSONPath {
-        JSONPath(components + [component])
-    }
 }
 
 /// The coding key of an array element, so paths can tell positions from keys that look like numbers.

@@ -28,7 +28,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         let index = currentIndex
         let value = try next()
         return JSONValueDecoderImpl(
-            value: value, codingPath: codingPath + [JSONIndexKey(index)], usage: usage?.element(index)
+            value: value, codingPath: codingPath + [JSONIndexKey(index)], usage: usage?.child(index, of: elements.count)
         )
     }
 

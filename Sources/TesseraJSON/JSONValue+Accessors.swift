@@ -61,17 +61,4 @@ extension JSONValue {
         guard case .object(let object) = self else { return nil }
         return object
     }
-
-    /// The JSON type's name with its article, as error messages use it ("an object", "a string", ...).
-    public var typeDescription: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer: "an integer"
-        case .double: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
 }

@@ -6,6 +6,10 @@ import TesseraJSON
 /// A body is parsed once into a ``JSONValue``; each request's params are decoded strictly into the method's params
 /// type, its result encoded to a ``JSONValue``, and the whole reply (one response or a batch) is written once as
 /// bytes, envelopes included. Batch entries run one after the other, so replies follow the order of the batch.
+///
+/// Notifications (valid requests without an `id` member) are never answered, whatever happens to them. Entries that
+/// are not valid requests at all are answered with -32600 even without an `id`, as JSON-RPC 2.0's own examples do:
+/// they cannot be told apart from requests whose `id` was lost.
 public struct RPCDispatcher: Sendable {
     /// The largest batch accepted (API §9).
     public static let defaultMaxBatchSize = 100
@@ -16,7 +20,8 @@ public struct RPCDispatcher: Sendable {
     private let parser = JSONParser()
 
     /// Freezes a method table, adding `rpc.discover` (no params; returns the OpenRPC document of every method,
-    /// itself included). `observer` is told about every call, notifications included.
+    /// itself included). `observer` is told about every call, notifications included, synchronously on the caller's
+    /// executor (the event loop): it must be cheap and must not block.
     public init(
         methods table: RPCMethodTable, observer: (@Sendable (RPCCallRecord) -> Void)? = nil,
         maxBatchSize: Int = RPCDispatcher.defaultMaxBatchSize

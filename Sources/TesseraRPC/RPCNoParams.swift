@@ -1,4 +1,4 @@
-public import TesseraJSON
+import TesseraJSON
 
 /// The params of a method that takes none. The dispatcher accepts absent params, `{}` and `[]` for it; any member
 /// is an unknown param.

@@ -243,3 +243,79 @@ private func message<T: Decodable>(_ type: T.Type, _ text: String) -> String? {
     #expect(error.field == "a[2].b")
     #expect(error.description == "field 'a[2].b' must be an integer")
 }
+
+private class BaseRecord: Decodable {
+    let id: String
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    required init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
+    }
+}
+
+private final class NamedRecord: BaseRecord {
+    let name: String
+
+    enum NamedKeys: String, CodingKey { case name }
+
+    required init(from decoder: any Decoder) throws {
+        name = try decoder.container(keyedBy: NamedKeys.self).decode(String.self, forKey: .name)
+        try super.init(from: decoder)
+    }
+}
+
+/// Decodes its parent's fields through `superDecoder(forKey:)`.
+private struct Wrapped: Decodable {
+    var label: String
+    var base: BaseRecord
+
+    enum CodingKeys: String, CodingKey { case label, base }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        label = try container.decode(String.self, forKey: .label)
+        base = try BaseRecord(from: container.superDecoder(forKey: .base))
+    }
+}
+
+@Test func keysUsedByEveryContainerOfAValueCount() throws {
+    let record = try decode(NamedRecord.self, #"{"id":"1","name":"n"}"#)
+    #expect(record.id == "1")
+    #expect(record.name == "n")
+    #expect(message(NamedRecord.self, #"{"id":"1","name":"n","nam":"x"}"#) == "unknown field 'nam'")
+}
+
+@Test func superDecodersAreCheckedToo() throws {
+    #expect(try decode(Wrapped.self, #"{"label":"l","base":{"id":"7"}}"#).base.id == "7")
+    #expect(message(Wrapped.self, #"{"label":"l","base":{"id":"7","x":1}}"#) == "unknown field 'base.x'")
+    #expect(message(Wrapped.self, #"{"label":"l"}"#) == "field 'base' must be an object")
+}
+
+@Test func nestedContainersAreCheckedToo() throws {
+    struct Flattened: Decodable {
+        var phone: String
+
+        enum CodingKeys: String, CodingKey { case info }
+        enum InfoKeys: String, CodingKey { case phone }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let info = try container.nestedContainer(keyedBy: InfoKeys.self, forKey: .info)
+            phone = try info.decode(String.self, forKey: .phone)
+        }
+    }
+    #expect(try decode(Flattened.self, #"{"info":{"phone":"+1"}}"#).phone == "+1")
+    #expect(message(Flattened.self, #"{"info":{"phone":"+1","fax":"+2"}}"#) == "unknown field 'info.fax'")
+    #expect(message(Flattened.self, #"{"info":[]}"#) == "field 'info' must be an object")
+    #expect(message(Flattened.self, "{}") == "missing field 'info'")
+}
+
+@Test func objectsDecodeDirectly() throws {
+    let object: JSONObject = ["phoneNumber": "+1", "appVerification": ["recaptchaToken": "r"]]
+    let info = try JSONValueDecoder().decode(PhoneEnrollmentInfo.self, from: .object(object))
+    #expect(info.appVerification?.recaptchaToken == "r")
+    #expect(throws: JSONDecodingError(.unknownField, at: JSONPath([.key("x")]))) {
+        try JSONValueDecoder().decode(AppVerification.self, from: ["recaptchaToken": "r", "x": 1])
+    }
+}
