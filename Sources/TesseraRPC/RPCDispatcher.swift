@@ -96,6 +96,7 @@ public struct RPCDispatcher: Sendable {
     /// Whether a `Content-Type` value names `application/json`, ignoring case, parameters and optional whitespace.
     static func isJSON(contentType: String?) -> Bool {
         guard let contentType else { return false }
+        if contentType == "application/json" { return true }
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var mediaType = Array(contentType.utf8.prefix { $0 != UInt8(ascii: ";") })
         while let last = mediaType.last, isBlank(last) {

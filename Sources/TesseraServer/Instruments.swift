@@ -1,5 +1,6 @@
 import TesseraMetrics
 import TesseraPostgres
+import TesseraRPC
 
 /// The metric families the server records (API §7).
 struct Instruments: Sendable {
@@ -36,9 +37,62 @@ struct Instruments: Sendable {
         }
     }
 
-    /// Counts and times one answered HTTP request.
-    func record(_ labels: [String], status: Int, since start: ContinuousClock.Instant) {
-        httpRequests.increment(labels + [String(status)])
-        httpLatency.observe(labels, ContinuousClock.now - start)
+    /// The series of one route, resolved once so that recording a request does no lookup.
+    func route(_ route: String, on listener: String) -> RouteInstruments {
+        let labels = [listener, route]
+        return RouteInstruments(
+            labels: labels, requests: httpRequests, ok: httpRequests.series(labels + ["200"]),
+            latency: httpLatency.series(labels))
+    }
+
+    /// The series of every method of a listener (and of unknown and invalid calls), resolved once.
+    func methods(_ names: [String], on listener: String) -> MethodInstruments {
+        var byMethod: [String: MethodInstruments.Series] = [:]
+        for name in names + ["rpc.discover", RPCCallRecord.unknownMethod, RPCCallRecord.invalidRequest] {
+            byMethod[name] = MethodInstruments.Series(
+                ok: rpcCalls.series([listener, name, "OK"]), latency: rpcLatency.series([listener, name]))
+        }
+        return MethodInstruments(listener: listener, calls: rpcCalls, latency: rpcLatency, byMethod: byMethod)
+    }
+}
+
+/// The metrics of one HTTP route.
+struct RouteInstruments: Sendable {
+    let labels: [String]
+    let requests: Counter
+    let ok: CounterSeries
+    let latency: HistogramSeries
+
+    /// Counts and times one answered request.
+    func record(status: Int, since start: ContinuousClock.Instant) {
+        if status == 200 { ok.increment() } else { requests.increment(labels + [String(status)]) }
+        latency.observe(ContinuousClock.now - start)
+    }
+}
+
+/// The metrics of one listener's JSON-RPC methods.
+struct MethodInstruments: Sendable {
+    /// The series of one method that need no lookup: successful calls and latency.
+    struct Series: Sendable {
+        let ok: CounterSeries
+        let latency: HistogramSeries
+    }
+
+    let listener: String
+    let calls: Counter
+    let latency: Histogram
+    let byMethod: [String: Series]
+
+    /// Counts and times one call; errors are counted by reason.
+    func record(_ call: RPCCallRecord) {
+        let series = byMethod[call.method]
+        if let reason = call.reason {
+            calls.increment([listener, call.method, reason])
+        } else if let series {
+            series.ok.increment()
+        } else {
+            calls.increment([listener, call.method, "OK"])
+        }
+        if let series { series.latency.observe(call.duration) } else { latency.observe([listener, call.method], call.duration) }
     }
 }

@@ -13,7 +13,12 @@ enum RequestID {
         value = (value ^ (value >> 30)) &* 0xbf58_476d_1ce4_e5b9
         value = (value ^ (value >> 27)) &* 0x94d0_49bb_1331_11eb
         value ^= value >> 31
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for index in 0..<16 {
+                let nibble = UInt8(truncatingIfNeeded: value >> (60 - 4 * index)) & 0xF
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            return 16
+        }
     }
 }

@@ -24,21 +24,21 @@ struct Routes: Sendable {
     ) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
-        let readyLabels = [listener, "/readyz"]
-        router.on(.get, "/readyz", immediate: { [instruments] _ in
+        let ready = instruments.route("/readyz", on: listener)
+        router.on(.get, "/readyz", immediate: { _ in
             let start = ContinuousClock.now
             let response = isReady()
                 ? HTTPResponse.text("ready\n")
                 : HTTPResponse.text("database unavailable\n", status: .serviceUnavailable)
-            instruments.record(readyLabels, status: response.status.code, since: start)
+            ready.record(status: response.status.code, since: start)
             return response
         })
-        let metricsLabels = [listener, "/metrics"]
-        router.on(.get, "/metrics", immediate: { [instruments] _ in
+        let scrape = instruments.route("/metrics", on: listener)
+        router.on(.get, "/metrics", immediate: { _ in
             let start = ContinuousClock.now
             var response = HTTPResponse(status: .ok, body: Array(metrics.render().utf8))
             response.headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
-            instruments.record(metricsLabels, status: 200, since: start)
+            scrape.record(status: 200, since: start)
             return response
         })
         addRPC(methods, to: &router)
@@ -46,31 +46,27 @@ struct Routes: Sendable {
     }
 
     private func addHealth(to router: inout HTTPRouter) {
-        let labels = [listener, "/healthz"]
-        router.on(.get, "/healthz", immediate: { [instruments] _ in
+        let health = instruments.route("/healthz", on: listener)
+        router.on(.get, "/healthz", immediate: { _ in
             let start = ContinuousClock.now
             let response = HTTPResponse.text("ok")
-            instruments.record(labels, status: 200, since: start)
+            health.record(status: 200, since: start)
             return response
         })
     }
 
     private func addRPC(_ methods: RPCMethodTable, to router: inout HTTPRouter) {
-        let listener = listener
-        let instruments = instruments
-        let dispatcher = RPCDispatcher(methods: methods) { call in
-            instruments.rpcCalls.increment([listener, call.method, call.reason ?? "OK"])
-            instruments.rpcLatency.observe([listener, call.method], call.duration)
-        }
+        let calls = instruments.methods(methods.methodNames, on: listener)
+        let dispatcher = RPCDispatcher(methods: methods) { call in calls.record(call) }
         let logger = logger
-        let labels = [listener, "/rpc"]
+        let route = instruments.route("/rpc", on: listener)
         router.mount("/rpc", .async { request in
             let start = ContinuousClock.now
             let context = RPCContext(
                 requestID: RequestID.make(), headers: request.headers, remoteAddress: request.remoteAddress,
                 logger: logger)
             let response = await dispatcher.respond(to: request, context: context)
-            instruments.record(labels, status: response.status.code, since: start)
+            route.record(status: response.status.code, since: start)
             return response
         })
     }
