@@ -12,12 +12,15 @@ public struct PostgresConfiguration: Sendable {
     public var initialBackoff: Duration
     /// The longest reconnect delay.
     public var maximumBackoff: Duration
+    /// How long past ``statementTimeout`` a request may wait for its answer before the connection is judged
+    /// hung (the server stopped answering without closing the socket) and dropped, failing its requests.
+    public var answerGrace: Duration
 
     /// Creates a configuration with production defaults.
     public init(
         url: String, connectionsPerLoop: Int = 4, statementTimeout: Duration = .seconds(5),
         connectTimeout: Duration = .seconds(5), initialBackoff: Duration = .milliseconds(100),
-        maximumBackoff: Duration = .seconds(5)
+        maximumBackoff: Duration = .seconds(5), answerGrace: Duration = .seconds(2)
     ) {
         self.url = url
         self.connectionsPerLoop = connectionsPerLoop
@@ -25,7 +28,11 @@ public struct PostgresConfiguration: Sendable {
         self.connectTimeout = connectTimeout
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
+        self.answerGrace = answerGrace
     }
+
+    /// The longest a request may wait for its answer on a live connection.
+    var answerDeadline: Duration { statementTimeout + answerGrace }
 
     /// The reconnect delay after `attempt` consecutive failures (0-based).
     func backoff(attempt: Int) -> Duration {

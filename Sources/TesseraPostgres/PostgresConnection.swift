@@ -36,6 +36,8 @@ final class PostgresConnection: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var poll: SocketPoll?
     private var timer: LoopTimer?
+    /// Checks, while the connection is ready, that the oldest request has not waited past its deadline.
+    private var watchdog: LoopTimer?
     private var inFlight: [PendingRequest] = []
     private var inFlightHead = 0
     private var preparedNames: [String: String] = [:]
@@ -103,6 +105,24 @@ final class PostgresConnection: @unchecked Sendable {
         everReady = true
         setPhase(.ready)
         watchIO()
+        let watchdog = LoopTimer(loop: loop)
+        self.watchdog = watchdog
+        armWatchdog()
+    }
+
+    /// Drops the connection when its oldest request has waited longer than the answer deadline: the
+    /// server stopped answering without closing the socket, and `statement_timeout` cannot help then.
+    private func armWatchdog() {
+        let period = min(configuration.answerDeadline / 4, .seconds(1))
+        watchdog?.start(after: period) { [self] in
+            guard phase == .ready else { return }
+            if inFlightHead < inFlight.count,
+                ContinuousClock.now - inFlight[inFlightHead].sentAt > configuration.answerDeadline
+            {
+                return lose("the database did not answer within \(configuration.answerDeadline)")
+            }
+            armWatchdog()
+        }
     }
 
     /// Watches the connection's current socket (libpq may switch sockets while trying several hosts).
@@ -277,6 +297,8 @@ final class PostgresConnection: @unchecked Sendable {
     private func tearDown() {
         timer?.close()
         timer = nil
+        watchdog?.close()
+        watchdog = nil
         poll?.close()
         poll = nil
         if let connection { PQfinish(connection) }

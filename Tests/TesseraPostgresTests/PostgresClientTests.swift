@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 import TesseraLoop
@@ -187,5 +190,35 @@ private func killConnections(applicationName: String) async throws {
             _ = try await pool.query(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [applicationName])
         }
+    }
+}
+
+@Suite(.serialized) struct PostgresWatchdogTests {
+    @Test func aServerThatStopsAnsweringFailsRequestsInsteadOfHangingThem() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let configuration = PostgresConfiguration(
+            url: TestDatabase.url, connectionsPerLoop: 1, statementTimeout: .milliseconds(200),
+            initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(100), answerGrace: .milliseconds(200))
+        let client = PostgresClient(configuration: configuration, group: group)
+        try await client.start()
+        let backend = try await client.withPool { try await $0.query("SELECT pg_backend_pid()")[0].decode(Int.self, at: 0) }
+        // A stopped backend keeps its socket open and answers nothing: exactly a hung server.
+        kill(pid_t(backend), SIGSTOP)
+        defer { kill(pid_t(backend), SIGCONT) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect {
+            try await client.withPool { try await $0.query("SELECT 1") }
+        } throws: { ($0 as? PostgresError)?.kind == .unavailable }
+        #expect(clock.now - start < .seconds(2), "failed by the watchdog, after about 400 ms")
+        kill(pid_t(backend), SIGCONT)
+        var recovered = false
+        for _ in 0..<100 where !recovered {
+            recovered = (try? await client.withPool { try await $0.query("SELECT 1") }) != nil
+            if !recovered { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(recovered, "a new connection replaces the hung one")
+        await client.shutdown()
     }
 }
