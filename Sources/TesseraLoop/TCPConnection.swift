@@ -66,13 +66,7 @@ public final class TCPConnection {
     /// Starts delivering reads to the delegate.
     public func startReading() {
         guard state == .open else { return }
-        uv_read_start(stream, { handle, _, buffer in
-            guard let handle, let data = handle.pointee.data else { return }
-            let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
-            buffer?.pointee = uv_buf_init(
-                connection.loop.readBuffer.baseAddress?.assumingMemoryBound(to: CChar.self),
-                UInt32(connection.loop.readBuffer.count))
-        }, { stream, count, buffer in
+        uv_read_start(stream, lendReadBuffer, { stream, count, buffer in
             guard let stream, let data = stream.pointee.data else { return }
             let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
             connection.didRead(count: count, base: buffer?.pointee.base)
@@ -166,13 +160,7 @@ public final class TCPConnection {
             request.deallocate()
             return abort()
         }
-        uv_read_start(stream, { handle, _, buffer in
-            guard let handle, let data = handle.pointee.data else { return }
-            let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
-            buffer?.pointee = uv_buf_init(
-                connection.loop.readBuffer.baseAddress?.assumingMemoryBound(to: CChar.self),
-                UInt32(connection.loop.readBuffer.count))
-        }, { stream, count, _ in
+        uv_read_start(stream, lendReadBuffer, { stream, count, _ in
             guard count < 0, let stream, let data = stream.pointee.data else { return }
             Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue().abort()
         })
@@ -200,6 +188,16 @@ public final class TCPConnection {
             }
         }
     }
+}
+
+/// libuv's allocation callback for every connection: it lends the loop's shared read buffer, which the read
+/// callback consumes before libuv asks again.
+private let lendReadBuffer: uv_alloc_cb = { handle, _, buffer in
+    guard let handle, let data = handle.pointee.data else { return }
+    let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
+    buffer?.pointee = uv_buf_init(
+        connection.loop.readBuffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+        UInt32(connection.loop.readBuffer.count))
 }
 
 /// A queued write: the bytes libuv sends and the request, kept until the write callback.
