@@ -46,20 +46,6 @@ public enum Base32 {
         let padding = [0: 0, 2: 6, 4: 4, 5: 3, 7: 1]
         guard padding[length % 8] != nil else { throw .invalidLength(length) }
         try Base64Codec.checkPadding(count: characters.count, unpaddedLength: length, groupSize: 8, expected: padding)
-        var output: [UInt8] = []
-        output.reserveCapacity(length * 5 / 8)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for offset in 0..<length {
-            accumulator = accumulator << 5 | UInt32(decodeTable[Int(characters[offset])])
-            bits += 5
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
-        }
-        guard accumulator == 0 else { throw .nonZeroTrailingBits }
-        return output
+        return try Base64Codec.unpack(characters.prefix(length), bitsPerCharacter: 5, table: decodeTable)
     }
 }

@@ -58,13 +58,21 @@ struct Base64Codec: Sendable {
         guard length % 4 != 1 else { throw .invalidLength(length) }
         let padding = [0: 0, 2: 2, 3: 1]
         try Self.checkPadding(count: characters.count, unpaddedLength: length, groupSize: 4, expected: padding)
+        return try Self.unpack(characters.prefix(length), bitsPerCharacter: 6, table: decodeTable)
+    }
+
+    /// Joins the `bitsPerCharacter`-bit values of already validated `characters` (looked up in `table`) into
+    /// bytes, refusing leftover bits that are not zero (a canonical encoding leaves none).
+    static func unpack(
+        _ characters: ArraySlice<UInt8>, bitsPerCharacter: Int, table: [UInt8]
+    ) throws(EncodedTextError) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(length * 3 / 4)
+        output.reserveCapacity(characters.count * bitsPerCharacter / 8)
         var accumulator: UInt32 = 0
         var bits = 0
-        for offset in 0..<length {
-            accumulator = accumulator << 6 | UInt32(decodeTable[Int(characters[offset])])
-            bits += 6
+        for character in characters {
+            accumulator = accumulator << UInt32(bitsPerCharacter) | UInt32(table[Int(character)])
+            bits += bitsPerCharacter
             if bits >= 8 {
                 bits -= 8
                 output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))

@@ -112,7 +112,8 @@ public final class TCPConnection {
         }
         let request = WriteRequest(bytes: bytes[offset...], completion: completion)
         request.request.pointee.data = Unmanaged.passRetained(request).toOpaque()
-        var slice = uv_buf_init(request.storage.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(request.storage.count))
+        var slice = uv_buf_init(
+            request.storage.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(request.storage.count))
         let status = uv_write(request.request, stream, &slice, 1) { request, status in
             guard let request, let data = request.pointee.data else { return }
             let write = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()

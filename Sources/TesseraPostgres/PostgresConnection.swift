@@ -176,24 +176,29 @@ final class PostgresConnection: @unchecked Sendable {
                 nextStatementNumber += 1
                 let types = query.binds.map(\.type)
                 guard PQsendPrepare(connection, name, query.sql, Int32(types.count), types) == 1 else {
-                    continuation.resume(throwing: PostgresError(.unavailable, message: connectionMessage() ?? "send failed"))
-                    return lose(connectionMessage() ?? "sending a statement failed")
+                    return abandon(continuation, "sending a statement failed")
                 }
                 preparedNames[query.sql] = name
                 steps.append(.prepare(sql: query.sql))
             }
             guard sendPrepared(connection, name: name, binds: query.binds) else {
-                continuation.resume(throwing: PostgresError(.unavailable, message: connectionMessage() ?? "send failed"))
-                return lose(connectionMessage() ?? "sending a statement failed")
+                return abandon(continuation, "sending a statement failed")
             }
             steps.append(.execute)
         }
         guard PQpipelineSync(connection) == 1 else {
-            continuation.resume(throwing: PostgresError(.unavailable, message: connectionMessage() ?? "sync failed"))
-            return lose(connectionMessage() ?? "sending a sync failed")
+            return abandon(continuation, "sending a sync failed")
         }
         inFlight.append(PendingRequest(steps: steps, continuation: continuation))
         flush()
+    }
+
+    /// A request could not be written whole: the pipeline is now in an unknown state, so the request fails and
+    /// the connection is dropped (with every request already on it).
+    private func abandon(_ continuation: CheckedContinuation<[PostgresResult], any Error>, _ what: String) {
+        let message = connectionMessage() ?? what
+        continuation.resume(throwing: PostgresError(.unavailable, message: message))
+        lose(message)
     }
 
     private func sendPrepared(_ connection: OpaquePointer, name: String, binds: [PostgresBind]) -> Bool {
@@ -318,7 +323,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func connectionMessage() -> String? {
         guard let connection, let message = PQerrorMessage(connection) else { return nil }
-        let lines = String(cString: message).split(whereSeparator: \.isNewline).map { $0.drop { $0 == " " || $0 == "\t" } }
+        let lines = String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.drop { $0 == " " || $0 == "\t" } }
         let text = lines.filter { !$0.isEmpty }.joined(separator: " ")
         return text.isEmpty ? nil : text
     }

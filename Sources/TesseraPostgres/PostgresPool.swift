@@ -53,8 +53,6 @@ public final class PostgresPool: @unchecked Sendable {
     public var readyCount: Int { connections.count { $0.phase == .ready } }
     /// Connections in the pool.
     public var size: Int { connections.count }
-    /// Connections leased by transactions.
-    public var leasedCount: Int { leased.count }
 
     /// Runs one statement.
     @discardableResult

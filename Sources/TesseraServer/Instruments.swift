@@ -83,16 +83,16 @@ struct MethodInstruments: Sendable {
     let latency: Histogram
     let byMethod: [String: Series]
 
-    /// Counts and times one call; errors are counted by reason.
+    /// Counts and times one call; errors are counted by reason. The dispatcher names only registered methods,
+    /// `(unknown)` and `(invalid)`, which are all resolved in advance.
     func record(_ call: RPCCallRecord) {
         let series = byMethod[call.method]
+            ?? Series(ok: calls.series([listener, call.method, "OK"]), latency: latency.series([listener, call.method]))
         if let reason = call.reason {
             calls.increment([listener, call.method, reason])
-        } else if let series {
-            series.ok.increment()
         } else {
-            calls.increment([listener, call.method, "OK"])
+            series.ok.increment()
         }
-        if let series { series.latency.observe(call.duration) } else { latency.observe([listener, call.method], call.duration) }
+        series.latency.observe(call.duration)
     }
 }

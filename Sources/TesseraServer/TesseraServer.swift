@@ -52,11 +52,6 @@ public final class TesseraServer: Sendable {
         }
     }
 
-    /// The bound port of the public listener, nil when it is off.
-    public var publicPort: Int? { publicServer?.port }
-    /// The bound port of the admin listener, nil when it is off.
-    public var adminPort: Int? { adminServer?.port }
-
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod`, then closes what is left.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {
         async let publicDone: Void? = publicServer?.shutdown(gracePeriod: gracePeriod)

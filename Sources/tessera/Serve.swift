@@ -66,7 +66,8 @@ struct Serve: AsyncParsableCommand {
         }
 
         let group = try EventLoopGroup(loopCount: configuration.loops)
-        let database = PostgresClient(configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
+        let database = PostgresClient(
+            configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
         let server = TesseraServer(configuration: configuration, group: group, database: database, logger: logger)
         do {
             try await database.start(timeout: .seconds(10))

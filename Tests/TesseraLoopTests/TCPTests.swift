@@ -105,7 +105,9 @@ struct BlockingClient: ~Copyable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(blocker, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(blocker, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         listen(blocker, 1)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

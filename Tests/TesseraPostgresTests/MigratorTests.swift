@@ -22,7 +22,9 @@ import TesseraLoop
         defer { group.shutdown() }
         let applied = try await withThrowingTaskGroup(of: Int.self) { tasks in
             for _ in 0..<3 {
-                tasks.addTask { try await group.loops[0].offload { try Migrator.migrate(url: url, migrations: set).count } }
+                tasks.addTask {
+                    try await group.loops[0].offload { try Migrator.migrate(url: url, migrations: set).count }
+                }
             }
             return try await tasks.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -47,7 +49,9 @@ import TesseraLoop
             let text = (error as? Migrator.Failure)?.description ?? ""
             return text.contains("\(module)/0002_broken") && text.contains("nowhere") && !text.contains("\n")
         }
-        let fixed = [broken[0], Migration(module: module, version: 2, name: "fixed", sql: "INSERT INTO \(table) VALUES (1)")]
+        let fixed = [
+            broken[0], Migration(module: module, version: 2, name: "fixed", sql: "INSERT INTO \(table) VALUES (1)"),
+        ]
         #expect(try Migrator.migrate(url: TestDatabase.url, migrations: fixed).map(\.version) == [2])
     }
 

@@ -202,7 +202,9 @@ private func killConnections(applicationName: String) async throws {
             initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(100), answerGrace: .milliseconds(200))
         let client = PostgresClient(configuration: configuration, group: group)
         try await client.start()
-        let backend = try await client.withPool { try await $0.query("SELECT pg_backend_pid()")[0].decode(Int.self, at: 0) }
+        let backend = try await client.withPool { pool in
+            try await pool.query("SELECT pg_backend_pid()")[0].decode(Int.self, at: 0)
+        }
         // A stopped backend keeps its socket open and answers nothing: exactly a hung server.
         kill(pid_t(backend), SIGSTOP)
         defer { kill(pid_t(backend), SIGCONT) }

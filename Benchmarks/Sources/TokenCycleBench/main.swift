@@ -90,6 +90,8 @@ func decimal(_ value: Double) -> String {
 let rate = Double(total) / elapsedSeconds
 let p50 = percentile(0.5)
 let p99 = percentile(0.99)
-print("cycles=\(total) seconds=\(decimal(elapsedSeconds)) rate=\(decimal(rate)) p50_ms=\(decimal(p50)) p99_ms=\(decimal(p99))")
+print(
+    "cycles=\(total) seconds=\(decimal(elapsedSeconds)) rate=\(decimal(rate)) "
+        + "p50_ms=\(decimal(p50)) p99_ms=\(decimal(p99))")
 await client.shutdown()
 group.shutdown()
