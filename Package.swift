@@ -51,10 +51,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "TesseraCore",
+            dependencies: [
+                "TesseraPostgres", "TesseraCrypto", "TesseraJSON", "TesseraHTTP", "TesseraLoop",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                .product(name: "Logging", package: "swift-log"),
+                "TesseraCore", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -83,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "TesseraRPCTests",
             dependencies: ["TesseraRPC", "TesseraJSON", "TesseraHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TesseraCoreTests",
+            dependencies: ["TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON", "TesseraCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
