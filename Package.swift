@@ -37,7 +37,9 @@ let package = Package(
         ),
         .target(
             name: "TesseraHTTP",
-            dependencies: ["TesseraLoop", "CLibUV", "CHTTPParser", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TesseraLoop", "CLibUV", "CHTTPParser", "COpenSSL", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -69,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto",
+                "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
