@@ -30,6 +30,8 @@ public enum AuthReason: String, Sendable, Hashable, CaseIterable {
     case tenantNotFound = "TENANT_NOT_FOUND"
     case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
     case clientNotFound = "CLIENT_NOT_FOUND"
+    /// Not in API §10: `adminKeys.revoke` of an id that does not exist (docs/api-reference.md).
+    case adminKeyNotFound = "ADMIN_KEY_NOT_FOUND"
     case unverifiedEmail = "UNVERIFIED_EMAIL"
     case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
     case credentialTooOldLoginAgain = "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
@@ -55,7 +57,7 @@ public enum AuthReason: String, Sendable, Hashable, CaseIterable {
             "UNAUTHENTICATED"
         case .emailExists, .secondFactorExists, .phoneNumberExists:
             "ALREADY_EXISTS"
-        case .userNotFound, .tenantNotFound, .mfaEnrollmentNotFound, .clientNotFound:
+        case .userNotFound, .tenantNotFound, .mfaEnrollmentNotFound, .clientNotFound, .adminKeyNotFound:
             "NOT_FOUND"
         case .unverifiedEmail, .unsupportedFirstFactor, .credentialTooOldLoginAgain, .secondFactorLimitExceeded,
             .operationNotAllowed, .mfaEnrollmentRequired, .userDisabled, .projectDisabled, .tenantIDMismatch,

@@ -9,6 +9,9 @@ public struct RPCContext: Sendable {
     public var headers: HTTPHeaders
     /// The client's address as the server decided to believe it (after trusted-proxy processing), when known.
     public var remoteAddress: String?
+    /// Who is calling, as the table's ``RPCAuthenticator`` decided (an admin key's identity); nil on tables
+    /// without an authenticator.
+    public var principal: (any Sendable)?
     private let baseLogger: Logger
 
     /// Creates a context.

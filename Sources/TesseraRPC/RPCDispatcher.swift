@@ -15,6 +15,7 @@ public struct RPCDispatcher: Sendable {
     public static let defaultMaxBatchSize = 100
 
     private let methods: [String: RPCMethod]
+    private let authenticator: RPCAuthenticator?
     private let observer: (@Sendable (RPCCallRecord) -> Void)?
     private let maxBatchSize: Int
     private let parser = JSONParser()
@@ -42,6 +43,7 @@ public struct RPCDispatcher: Sendable {
             methods[method.name] = method
         }
         self.methods = methods
+        authenticator = table.authenticator
         self.observer = observer
         self.maxBatchSize = maxBatchSize
     }
@@ -138,7 +140,8 @@ public struct RPCDispatcher: Sendable {
         if let method = methods[request.method] {
             recordedName = method.name
             do {
-                outcome = .success(try await method.invoke(request.params, context))
+                let callContext = try await authenticate(method, context: context)
+                outcome = .success(try await method.invoke(request.params, callContext))
             } catch {
                 outcome = .failure(error)
             }
@@ -153,6 +156,16 @@ public struct RPCDispatcher: Sendable {
         }
         guard let id = request.id else { return nil }
         return RPCReply(id: id, outcome: outcome)
+    }
+
+    /// The context a method runs with: the authenticator's answer, except for `rpc.discover`, which is open.
+    private func authenticate(_ method: RPCMethod, context: RPCContext) async throws(RPCError) -> RPCContext {
+        guard let authenticator, !method.name.hasPrefix("rpc.") else { return context }
+        do {
+            return try await authenticator(context)
+        } catch {
+            throw RPCMethod.rpcError(for: error, method: method.name, logger: context.logger)
+        }
     }
 
     /// A single error reply for a body that is not a valid request or batch.

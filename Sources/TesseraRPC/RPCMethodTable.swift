@@ -1,3 +1,7 @@
+/// Decides who is calling: returns the context with ``RPCContext/principal`` set, or throws (an ``RPCError`` or an
+/// ``RPCErrorConvertible``) to refuse the call.
+public typealias RPCAuthenticator = @Sendable (RPCContext) async throws -> RPCContext
+
 /// The methods of one listener, built at start-up and then handed to an ``RPCDispatcher``, which keeps a frozen
 /// copy. `rpc.discover` is added by the dispatcher.
 public struct RPCMethodTable: Sendable {
@@ -7,6 +11,10 @@ public struct RPCMethodTable: Sendable {
     public let version: String
     /// The methods in registration order.
     private(set) var methods: [RPCMethod] = []
+    /// Runs before every call of a registered method (not `rpc.discover`), before its params are decoded: it
+    /// checks the caller's credentials in the context (the `Authorization` header) and returns the context with
+    /// ``RPCContext/principal`` set, or throws to refuse the call. Nil lets every call through.
+    public var authenticator: RPCAuthenticator?
 
     /// Creates an empty table.
     public init(title: String, version: String) {

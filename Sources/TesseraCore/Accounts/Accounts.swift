@@ -1,0 +1,190 @@
+public import FoundationEssentials
+public import TesseraCrypto
+public import TesseraPostgres
+
+/// The account methods of the public listener (API §3): e-mail and password sign-up and sign-in, e-mail
+/// verification, lookup and deletion. Every method runs under the effective configuration of its tenant (or the
+/// project): an unknown tenant is `TENANT_NOT_FOUND`, a tenant with `disableAuth` is `PROJECT_DISABLED`.
+public final class Accounts: Sendable {
+    /// How long an e-mail verification code is good for.
+    public static let oobCodeLifetime: TimeInterval = 24 * 3600
+
+    let database: PostgresClient
+    let tokens: Tokens
+    let configs: ConfigStore
+    let email: any EmailSender
+    let clock: any WallClock
+    let passwords: PasswordPolicy
+    /// A hash that is checked when no account matches, so a sign-in takes as long whether or not it exists.
+    private let decoyHash: String
+
+    /// Accounts over `database`; `hasher` sets the scrypt cost (tests use a cheap one).
+    public init(
+        database: PostgresClient, tokens: Tokens, configs: ConfigStore, email: any EmailSender,
+        clock: any WallClock, hasher: PasswordHasher = PasswordHasher()
+    ) throws {
+        self.database = database
+        self.tokens = tokens
+        self.configs = configs
+        self.email = email
+        self.clock = clock
+        passwords = PasswordPolicy(hasher: hasher)
+        decoyHash = try hasher.hash(SecureRandom.token())
+    }
+
+    /// `accounts.signUp`: a new password user, signed in. `EMAIL_EXISTS` when the tenant already has the
+    /// address (decided by a unique index, so concurrent sign-ups of one address make exactly one account);
+    /// `OPERATION_NOT_ALLOWED` when password sign-up is off.
+    public func signUp(
+        email rawEmail: String, password: String, displayName: String?, tenantID: String?
+    ) async throws -> TokenResult {
+        try await database.withPool { pool in
+            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            guard config.allowPasswordSignup else {
+                throw AuthError(.operationNotAllowed, "Password sign-up is disabled.")
+            }
+            let email = try EmailAddress.normalize(rawEmail)
+            try PasswordPolicy.check(password)
+            let displayName = try DisplayName.check(displayName)
+            let hash = try await self.passwords.hash(password)
+            let now = self.clock.now()
+            let user = UserRecord(
+                userID: try SecureRandom.identifier(), tenantID: tenantID, email: email, emailVerified: false,
+                phoneNumber: nil, displayName: displayName, passwordHash: hash, phoneSignIn: false, disabled: false,
+                createdAt: now, lastLoginAt: now, tokensValidAfter: Date(timeIntervalSince1970: 0))
+            try await UserStore.insert(pool, user)
+            let session = SignInSession(userID: user.userID, tenantID: tenantID, authTime: now, provider: "password")
+            var result = try await self.tokens.issue(pool, session: session, user: user)
+            result.email = email
+            return result
+        }
+    }
+
+    /// Checks an e-mail and password: the user when they match. Every mismatch is `INVALID_LOGIN_CREDENTIALS`,
+    /// which never says whether the account exists; `USER_DISABLED` only after a correct password; too many
+    /// failures `TOO_MANY_ATTEMPTS_TRY_LATER`.
+    public func checkPassword(
+        _ pool: PostgresPool, email rawEmail: String, password: String, tenantID: String?
+    ) async throws -> UserRecord {
+        _ = try await configs.forUserMethod(pool, tenantID: tenantID)
+        let invalid = AuthError(.invalidLoginCredentials, "The e-mail address or the password is wrong.")
+        guard let email = try? EmailAddress.normalize(rawEmail), PasswordPolicy.lengths.contains(password.count) else {
+            throw invalid
+        }
+        try await LoginThrottle.admit(pool, tenantID: tenantID, email: email, now: clock.now())
+        let user = try await UserStore.find(pool, email: email, tenantID: tenantID)
+        let matches = try await passwords.verify(password, against: user?.passwordHash ?? decoyHash)
+        guard matches, let user, user.passwordHash != nil else { throw invalid }
+        try await LoginThrottle.reset(pool, tenantID: tenantID, email: email)
+        guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
+        return user
+    }
+
+    /// `accounts.signInWithPassword` without a second factor: tokens for a correct e-mail and password.
+    public func signInWithPassword(email: String, password: String, tenantID: String?) async throws -> TokenResult {
+        try await database.withPool { pool in
+            var user = try await self.checkPassword(pool, email: email, password: password, tenantID: tenantID)
+            let now = self.clock.now()
+            user.lastLoginAt = now
+            try await pool.query("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])
+            let session = SignInSession(userID: user.userID, tenantID: tenantID, authTime: now, provider: "password")
+            return try await self.tokens.issue(pool, session: session, user: user)
+        }
+    }
+
+    /// `accounts.sendOobCode` with `VERIFY_EMAIL`: mails the signed-in user a link carrying a single-use code
+    /// (stored hashed). When delivery finally fails the code is deleted and the call fails with
+    /// `DELIVERY_FAILED`. Returns the address mailed.
+    public func sendVerificationEmail(idToken: String, tenantID: String?) async throws -> String {
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
+            guard let address = user.email else {
+                throw AuthError(.invalidEmail, "The account has no e-mail address to verify.")
+            }
+            let code = try SecretDigest.make()
+            try await pool.query(
+                "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
+                [code.digest, user.userID, "VERIFY_EMAIL", address, self.clock.now().addingTimeInterval(Self.oobCodeLifetime)])
+            let message = EmailMessage(
+                to: address, subject: "Verify your e-mail address",
+                text: "Follow this link to verify your e-mail address:\n\n\(self.link(code: code.secret, tenantID: tenantID))\n\n"
+                    + "If you did not ask for this, ignore this message.",
+                kind: "verify_email", link: self.link(code: code.secret, tenantID: tenantID), tenantId: tenantID)
+            do {
+                try await self.email.send(message)
+            } catch {
+                try await pool.query("DELETE FROM oob_codes WHERE code_hash = $1", [code.digest])
+                throw error
+            }
+            return address
+        }
+    }
+
+    /// `accounts.update` with an `oobCode`: marks the address the code was mailed to as verified, once.
+    /// `INVALID_OOB_CODE` for an unknown or used code or when the account's address changed since;
+    /// `SESSION_EXPIRED` for an expired one; `TENANT_ID_MISMATCH` (the code is kept) for another tenant's code.
+    public func confirmEmail(oobCode: String, tenantID: String?) async throws -> (userID: String, email: String) {
+        let digest = try SecretDigest.of(oobCode)
+        let now = clock.now()
+        return try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            return try await pool.transaction { transaction in
+                let found = try await transaction.query(
+                    """
+                    SELECT o.user_id, o.email, o.expires_at, u.tenant_id, u.email FROM oob_codes o
+                    JOIN users u USING (user_id) WHERE o.code_hash = $1 AND o.kind = 'VERIFY_EMAIL' FOR UPDATE OF o
+                    """, [digest])
+                guard let row = found.rows.first else {
+                    throw AuthError(.invalidOOBCode, "The code is invalid or has already been used.")
+                }
+                guard try row.decode(String?.self, at: 3) == tenantID else {
+                    throw AuthError(.tenantIDMismatch, "The code belongs to another tenant.")
+                }
+                try await transaction.query("DELETE FROM oob_codes WHERE code_hash = $1", [digest])
+                guard try row.decode(Date.self, at: 2) > now else {
+                    throw AuthError(.sessionExpired, "The code has expired; ask for a new one.")
+                }
+                let userID = try row.decode(String.self, at: 0)
+                let address = try row.decode(String.self, at: 1)
+                guard try row.decode(String?.self, at: 4) == address else {
+                    throw AuthError(.invalidOOBCode, "The account's e-mail address has changed since the code was sent.")
+                }
+                try await transaction.query("UPDATE users SET email_verified = true WHERE user_id = $1", [userID])
+                return (userID, address)
+            }
+        }
+    }
+
+    /// `accounts.lookup`: the signed-in user.
+    public func lookup(idToken: String, tenantID: String?) async throws -> User {
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
+            return try await UserStore.publicView(pool, user)
+        }
+    }
+
+    /// `accounts.delete`: deletes the signed-in user and everything they own.
+    public func delete(idToken: String, tenantID: String?) async throws {
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
+            try await pool.query("DELETE FROM users WHERE user_id = $1", [user.userID])
+        }
+    }
+
+    /// `token.refresh`.
+    public func refresh(refreshToken: String, tenantID: String?) async throws -> TokenResult {
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            return try await self.tokens.refresh(pool, refreshToken: refreshToken, tenantID: tenantID)
+        }
+    }
+
+    private func link(code: String, tenantID: String?) -> String {
+        var link = "\(tokens.issuer)/verify-email?oobCode=\(code)"
+        if let tenantID { link += "&tenantId=\(tenantID)" }
+        return link
+    }
+}

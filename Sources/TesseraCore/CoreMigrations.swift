@@ -1,0 +1,126 @@
+public import TesseraPostgres
+
+/// The tables of the core module (DESIGN §4): configuration, tenants, users, tokens, admin keys, signing keys and
+/// the audit log. Every table a tenant owns references `tenants` with `ON DELETE CASCADE`, so deleting a tenant
+/// deletes its users and everything they own in one statement. Project-level rows have a NULL `tenant_id`;
+/// uniqueness per tenant uses `coalesce(tenant_id, '')`.
+public enum CoreMigrations {
+    /// The migrations of module `core`, in order.
+    public static let all: [Migration] = [
+        Migration(module: "core", version: 1, name: "identity", sql: identity)
+    ]
+
+    private static let identity = """
+        CREATE TABLE project_config (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+            config jsonb NOT NULL,
+            updated_at timestamptz NOT NULL
+        );
+
+        CREATE TABLE tenants (
+            tenant_id text PRIMARY KEY,
+            config jsonb NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        );
+
+        CREATE TABLE users (
+            user_id text PRIMARY KEY,
+            tenant_id text REFERENCES tenants ON DELETE CASCADE,
+            email text,
+            email_verified boolean NOT NULL DEFAULT false,
+            phone_number text,
+            display_name text,
+            password_hash text,
+            phone_sign_in boolean NOT NULL DEFAULT false,
+            disabled boolean NOT NULL DEFAULT false,
+            created_at timestamptz NOT NULL,
+            last_login_at timestamptz,
+            tokens_valid_after timestamptz NOT NULL
+        );
+        CREATE UNIQUE INDEX users_email_per_tenant ON users (coalesce(tenant_id, ''), email) WHERE email IS NOT NULL;
+        CREATE UNIQUE INDEX users_phone_per_tenant ON users (coalesce(tenant_id, ''), phone_number)
+            WHERE phone_number IS NOT NULL;
+        CREATE INDEX users_by_tenant ON users (coalesce(tenant_id, ''), user_id);
+
+        CREATE TABLE login_failures (
+            tenant_id text REFERENCES tenants ON DELETE CASCADE,
+            email text NOT NULL,
+            window_start timestamptz NOT NULL,
+            failures integer NOT NULL
+        );
+        CREATE UNIQUE INDEX login_failures_key ON login_failures (coalesce(tenant_id, ''), email);
+
+        CREATE TABLE mfa_enrollments (
+            enrollment_id text PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users ON DELETE CASCADE,
+            factor text NOT NULL,
+            display_name text,
+            enrolled_at timestamptz NOT NULL,
+            public_info jsonb NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX mfa_enrollments_by_user ON mfa_enrollments (user_id);
+
+        CREATE TABLE token_families (
+            family_id text PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users ON DELETE CASCADE,
+            auth_time timestamptz NOT NULL,
+            sign_in_provider text NOT NULL,
+            second_factor text,
+            second_factor_id text,
+            mfa_enrollment_required boolean NOT NULL DEFAULT false,
+            created_at timestamptz NOT NULL,
+            revoked_at timestamptz
+        );
+        CREATE INDEX token_families_by_user ON token_families (user_id);
+
+        CREATE TABLE refresh_tokens (
+            token_hash bytea PRIMARY KEY,
+            family_id text NOT NULL REFERENCES token_families ON DELETE CASCADE,
+            issued_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            used_at timestamptz
+        );
+        CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+
+        CREATE TABLE oob_codes (
+            code_hash bytea PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users ON DELETE CASCADE,
+            kind text NOT NULL,
+            email text NOT NULL,
+            expires_at timestamptz NOT NULL
+        );
+
+        CREATE TABLE admin_keys (
+            key_id text PRIMARY KEY,
+            key_hash bytea NOT NULL UNIQUE,
+            display_name text NOT NULL,
+            scope text NOT NULL,
+            tenant_id text REFERENCES tenants ON DELETE CASCADE,
+            created_at timestamptz NOT NULL,
+            revoked_at timestamptz
+        );
+
+        CREATE TABLE signing_keys (
+            kid text PRIMARY KEY,
+            sealed_private_key bytea NOT NULL,
+            public_jwk jsonb NOT NULL,
+            created_at timestamptz NOT NULL,
+            retired_at timestamptz,
+            publish_until timestamptz
+        );
+
+        CREATE TABLE audit_events (
+            event_id text PRIMARY KEY,
+            tenant_id text,
+            actor_key_id text NOT NULL,
+            method text NOT NULL,
+            target text NOT NULL,
+            occurred_at timestamptz NOT NULL,
+            before jsonb,
+            after jsonb,
+            request_id text
+        );
+        CREATE INDEX audit_events_by_tenant ON audit_events (coalesce(tenant_id, ''), occurred_at DESC, event_id DESC);
+        """
+}

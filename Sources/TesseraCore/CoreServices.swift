@@ -1,0 +1,39 @@
+public import Logging
+public import TesseraCrypto
+public import TesseraPostgres
+
+/// Every domain service of the core module, built once at start-up over one database and clock.
+public struct CoreServices: Sendable {
+    public let clock: any WallClock
+    public let configs: ConfigStore
+    public let signingKeys: SigningKeys
+    public let tokens: Tokens
+    public let accounts: Accounts
+    public let adminKeys: AdminKeys
+    public let configAdmin: ConfigAdmin
+    public let usersAdmin: UsersAdmin
+
+    /// Builds the services. `keyRing` seals secrets at rest; `hasher` sets the scrypt cost.
+    public init(
+        database: PostgresClient, issuer: String, keyRing: KeyRing, email: any EmailSender,
+        clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher()
+    ) throws {
+        self.clock = clock
+        configs = ConfigStore()
+        signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)
+        tokens = Tokens(issuer: issuer, keys: signingKeys, clock: clock)
+        accounts = try Accounts(
+            database: database, tokens: tokens, configs: configs, email: email, clock: clock, hasher: hasher)
+        adminKeys = AdminKeys(database: database, clock: clock)
+        configAdmin = ConfigAdmin(database: database, configs: configs, clock: clock)
+        usersAdmin = UsersAdmin(database: database, configs: configs, clock: clock, hasher: hasher)
+    }
+
+    /// Start-up work that needs the database: the first signing key, and the bootstrap admin key when given.
+    public func prepare(bootstrapAdminKey: String?, logger: Logger) async throws {
+        try await signingKeys.prepare()
+        if let bootstrapAdminKey, !(try await adminKeys.ensureBootstrap(key: bootstrapAdminKey)) {
+            logger.warning("the bootstrap admin key was revoked; it stays revoked (give a new one to regain access)")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import FoundationEssentials
+import TesseraJSON
+import TesseraPostgres
+
+/// The queries on `users` and `mfa_enrollments`. Every lookup names the tenant (`coalesce(tenant_id, '')`,
+/// the empty string for the project level), so a user of one tenant is never found through another (DESIGN §4).
+enum UserStore {
+    /// The tenant key of the queries: the tenant id, or `''` for the project level.
+    static func key(_ tenantID: String?) -> String { tenantID ?? "" }
+
+    /// The user with id `userID` in tenant `tenantID`, or nil.
+    static func find(_ db: some SQLRunner, id userID: String, tenantID: String?) async throws -> UserRecord? {
+        let result = try await db.query(
+            "SELECT \(UserRecord.columns) FROM users WHERE user_id = $1 AND coalesce(tenant_id, '') = $2",
+            [userID, key(tenantID)])
+        return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
+    }
+
+    /// The user with (normalized) e-mail `email` in tenant `tenantID`, or nil.
+    static func find(_ db: some SQLRunner, email: String, tenantID: String?) async throws -> UserRecord? {
+        let result = try await db.query(
+            "SELECT \(UserRecord.columns) FROM users WHERE coalesce(tenant_id, '') = $1 AND email = $2",
+            [key(tenantID), email])
+        return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
+    }
+
+    /// The user with phone number `phoneNumber` in tenant `tenantID`, or nil.
+    static func find(_ db: some SQLRunner, phoneNumber: String, tenantID: String?) async throws -> UserRecord? {
+        let result = try await db.query(
+            "SELECT \(UserRecord.columns) FROM users WHERE coalesce(tenant_id, '') = $1 AND phone_number = $2",
+            [key(tenantID), phoneNumber])
+        return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
+    }
+
+    /// Inserts `user`. A taken e-mail or phone number in the tenant is `EMAIL_EXISTS` / `PHONE_NUMBER_EXISTS`,
+    /// decided by the unique indexes, so concurrent sign-ups of one address create exactly one user.
+    static func insert(_ db: some SQLRunner, _ user: UserRecord) async throws {
+        do {
+            try await db.query(
+                """
+                INSERT INTO users (\(UserRecord.columns))
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                """,
+                [
+                    user.userID, user.tenantID, user.email, user.emailVerified, user.phoneNumber, user.displayName,
+                    user.passwordHash, user.phoneSignIn, user.disabled, user.createdAt, user.lastLoginAt,
+                    user.tokensValidAfter,
+                ])
+        } catch {
+            throw conflict(error)
+        }
+    }
+
+    /// Writes every settable column of `user` (matched by id and tenant). Conflicts as in ``insert(_:_:)``.
+    static func update(_ db: some SQLRunner, _ user: UserRecord) async throws {
+        do {
+            try await db.query(
+                """
+                UPDATE users SET email = $3, email_verified = $4, phone_number = $5, display_name = $6,
+                    password_hash = $7, phone_sign_in = $8, disabled = $9, last_login_at = $10,
+                    tokens_valid_after = $11
+                WHERE user_id = $1 AND coalesce(tenant_id, '') = $2
+                """,
+                [
+                    user.userID, key(user.tenantID), user.email, user.emailVerified, user.phoneNumber,
+                    user.displayName, user.passwordHash, user.phoneSignIn, user.disabled, user.lastLoginAt,
+                    user.tokensValidAfter,
+                ])
+        } catch {
+            throw conflict(error)
+        }
+    }
+
+    /// Revokes every token of `userID` issued up to `now`: ID tokens by moving `tokens_valid_after`, refresh
+    /// tokens by revoking every family.
+    static func revokeTokens(_ db: some SQLRunner, userID: String, now: Date) async throws {
+        try await db.query(
+            "UPDATE users SET tokens_valid_after = date_trunc('second', $2::timestamptz) WHERE user_id = $1",
+            [userID, now])
+        try await db.query(
+            "UPDATE token_families SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL", [userID, now])
+    }
+
+    /// The user's enrolments, oldest first, with full phone numbers.
+    static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MfaEnrollment] {
+        let result = try await db.query(
+            """
+            SELECT enrollment_id, display_name, enrolled_at, factor, public_info::text FROM mfa_enrollments
+            WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
+            """, [userID])
+        return try result.rows.map { row in
+            let info = try JSONParser().parse(Array(try row.decode(String.self, at: 4).utf8))
+            return MfaEnrollment(
+                mfaEnrollmentId: try row.decode(String.self, at: 0),
+                displayName: try row.decode(String?.self, at: 1),
+                enrolledAt: RFC3339.string(from: try row.decode(Date.self, at: 2)),
+                phoneInfo: info.objectValue?["phoneInfo"]?.stringValue,
+                totpInfo: try row.decode(String.self, at: 3) == "totp" ? JSONObject() : nil)
+        }
+    }
+
+    /// `user` as the API shows it, with its enrolments.
+    static func publicView(_ db: some SQLRunner, _ user: UserRecord) async throws -> User {
+        user.publicView(mfaInfo: try await enrollments(db, userID: user.userID))
+    }
+
+    private static func conflict(_ error: PostgresError) -> any Error {
+        if error.violates("users_email_per_tenant") {
+            return AuthError(.emailExists, "The e-mail address is already in use by another account.")
+        }
+        if error.violates("users_phone_per_tenant") {
+            return AuthError(.phoneNumberExists, "The phone number is already in use by another account.")
+        }
+        return error
+    }
+}

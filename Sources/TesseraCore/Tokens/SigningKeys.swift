@@ -1,0 +1,149 @@
+public import FoundationEssentials
+import Synchronization
+public import TesseraCrypto
+public import TesseraPostgres
+public import TesseraJSON
+
+/// The ES256 keys that sign ID tokens (and, later, access tokens), kept in `signing_keys` with the private key
+/// sealed under the master key ring.
+///
+/// The newest key that is not retired signs. `keys.rotate` retires the current key and makes a new one; retired
+/// keys stay published in the JWKS for ``retiredKeyPublication`` so the tokens they signed keep verifying until
+/// they expire. Each server caches the keys and reloads them every ``refreshInterval``, and at once when a token
+/// names a key it does not know, so a rotation on one server of a fleet reaches the others within seconds.
+public final class SigningKeys: Sendable {
+    /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
+    public static let retiredKeyPublication: TimeInterval = 86_400
+    /// How often the cache is reloaded from the database.
+    static let refreshInterval: Duration = .seconds(30)
+    /// The least time between two reloads caused by unknown key ids, so junk tokens cannot hammer the database.
+    static let unknownKeyReloadInterval: Duration = .seconds(1)
+
+    /// What one load of `signing_keys` found.
+    struct Snapshot: Sendable {
+        let signer: JWTSigner
+        let published: ES256KeySet
+        let loadedAt: ContinuousClock.Instant
+    }
+
+    let database: PostgresClient
+    private let keyRing: KeyRing
+    let clock: any WallClock
+    private let cache = Mutex<Snapshot?>(nil)
+
+    /// Keys in `database`, sealed with `keyRing`.
+    public init(database: PostgresClient, keyRing: KeyRing, clock: any WallClock) {
+        self.database = database
+        self.keyRing = keyRing
+        self.clock = clock
+    }
+
+    /// Makes the first signing key when there is none (once across a fleet starting together) and loads the
+    /// keys. Run at start-up.
+    public func prepare() async throws {
+        try await database.withPool { pool in
+            try await pool.transaction { transaction in
+                try await Self.lock(transaction)
+                let current = try await transaction.query(
+                    "SELECT 1 FROM signing_keys WHERE retired_at IS NULL", [])
+                if current.rowCount == 0 { try await self.insertNewKey(transaction) }
+            }
+        }
+        _ = try await reload()
+    }
+
+    /// The signer of new tokens.
+    func signer() async throws -> JWTSigner {
+        try await snapshot().signer
+    }
+
+    /// The published keys, reloaded first when `kid` is not among them (a key made by another server).
+    func keys(including kid: String?) async throws -> ES256KeySet {
+        let snapshot = try await snapshot()
+        guard let kid, snapshot.published.publicKey(for: kid) == nil,
+            ContinuousClock.now - snapshot.loadedAt >= Self.unknownKeyReloadInterval
+        else { return snapshot.published }
+        return try await reload().published
+    }
+
+    /// The JWK Set served at `/oauth2/jwks`: the current key and every retired key still published.
+    public func jwks() async throws -> JWKSet {
+        try await snapshot().published.jwks
+    }
+
+    /// Retires the current key and makes a new one inside `transaction`; returns the new `kid`. Call
+    /// ``invalidate()`` once the transaction has committed.
+    public func rotate(in transaction: PostgresTransaction) async throws -> String {
+        try await Self.lock(transaction)
+        let now = clock.now()
+        try await transaction.query(
+            "UPDATE signing_keys SET retired_at = $1, publish_until = $2 WHERE retired_at IS NULL",
+            [now, now.addingTimeInterval(Self.retiredKeyPublication)])
+        return try await insertNewKey(transaction)
+    }
+
+    /// Drops the cache so the next use reloads from the database.
+    public func invalidate() {
+        cache.withLock { $0 = nil }
+    }
+
+    private func snapshot() async throws -> Snapshot {
+        if let cached = cache.withLock({ $0 }), ContinuousClock.now - cached.loadedAt < Self.refreshInterval {
+            return cached
+        }
+        return try await reload()
+    }
+
+    private func reload() async throws -> Snapshot {
+        let now = clock.now()
+        let result = try await database.withPool { pool in
+            try await pool.query(
+                """
+                SELECT kid, sealed_private_key, public_jwk::text, retired_at IS NULL FROM signing_keys
+                WHERE retired_at IS NULL OR publish_until > $1 ORDER BY created_at DESC
+                """, [now])
+        }
+        var published: [String: ES256PublicKey] = [:]
+        var signer: JWTSigner?
+        for row in result.rows {
+            let kid = try row.decode(String.self, at: 0)
+            let jwk = try JSONValueDecoder().decode(
+                JWK.self, from: try JSONParser().parse(Array(try row.decode(String.self, at: 2).utf8)))
+            published[kid] = try ES256PublicKey(jwk: jwk)
+            if signer == nil, try row.decode(Bool.self, at: 3) {
+                let sealed = try row.decode([UInt8].self, at: 1)
+                let pem = try keyRing.open(sealed, associatedData: Array(kid.utf8))
+                signer = try JWTSigner(key: ES256PrivateKey.fromPEM(String(decoding: pem, as: UTF8.self)), kid: kid)
+            }
+        }
+        guard let signer else { throw SigningKeyError.noCurrentKey }
+        let snapshot = Snapshot(signer: signer, published: ES256KeySet(published), loadedAt: .now)
+        cache.withLock { $0 = snapshot }
+        return snapshot
+    }
+
+    @discardableResult
+    private func insertNewKey(_ transaction: PostgresTransaction) async throws -> String {
+        let key = try ES256PrivateKey.generate()
+        let kid = key.publicKey.thumbprint
+        let sealed = try keyRing.seal(Array(try key.pemRepresentation().utf8), associatedData: Array(kid.utf8))
+        let jwk = try JSONValueEncoder().encode(key.publicKey.jwk(kid: kid))
+        try await transaction.query(
+            "INSERT INTO signing_keys (kid, sealed_private_key, public_jwk, created_at) VALUES ($1, $2, $3, $4)",
+            [kid, sealed, PostgresJSONB(String(decoding: jwk.serialized(), as: UTF8.self)), clock.now()])
+        return kid
+    }
+
+    /// Serializes key creation and rotation across the fleet.
+    private static func lock(_ transaction: PostgresTransaction) async throws {
+        try await transaction.query("SELECT pg_advisory_xact_lock(hashtext('tessera.signing_keys'))", [])
+    }
+}
+
+/// A state of `signing_keys` the server cannot sign with.
+enum SigningKeyError: Error, CustomStringConvertible {
+    /// Every key is retired; ``SigningKeys/prepare()`` was not run.
+    case noCurrentKey
+
+    var description: String { "no current signing key: run the server's start-up preparation" }
+}

@@ -1,0 +1,176 @@
+public import FoundationEssentials
+import TesseraCrypto
+public import TesseraPostgres
+import TesseraJSON
+
+/// Issues and checks the tokens of the JSON-RPC API (API §3): ES256 ID tokens, and opaque refresh tokens that
+/// are stored hashed, used once, and rotate within their sign-in (`token_families`).
+///
+/// Revocation works on whole seconds: revoking sets the user's `tokens_valid_after` to the current second, and an
+/// ID token is good only when its `iat` is after it. A token issued in that same second after the revocation
+/// would then be refused, so issuance dates `iat` one second after `tokens_valid_after` when needed.
+public final class Tokens: Sendable {
+    /// ID token lifetime (API §9).
+    public static let idTokenLifetime: Int64 = 3600
+    /// How long a refresh token is good for after it is issued; each rotation starts a new one.
+    public static let refreshTokenLifetime: TimeInterval = 30 * 86_400
+    /// The `aud` of every ID token.
+    public static let audience = "tessera"
+
+    /// `iss` of every token.
+    public let issuer: String
+    let signingKeys: SigningKeys
+    let clock: any WallClock
+
+    /// Tokens issued as `issuer`, signed with `keys`.
+    public init(issuer: String, keys: SigningKeys, clock: any WallClock) {
+        self.issuer = issuer
+        self.signingKeys = keys
+        self.clock = clock
+    }
+
+    /// Starts a new token family for `session` and returns its first ID and refresh token (one round trip).
+    public func issue(_ pool: PostgresPool, session: SignInSession, user: UserRecord) async throws -> TokenResult {
+        let now = clock.now()
+        let familyID = try SecureRandom.identifier()
+        let refresh = try SecretDigest.make()
+        _ = try await pool.pipeline([
+            PostgresQuery(
+                """
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
+                    second_factor_id, mfa_enrollment_required, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """,
+                [
+                    familyID, user.userID, session.authTime, session.provider, session.secondFactor,
+                    session.secondFactorID, session.mfaEnrollmentRequired, now,
+                ]),
+            insertRefreshToken(digest: refresh.digest, familyID: familyID, now: now),
+        ])
+        return try await result(for: user, session: session, refreshToken: refresh.secret, now: now)
+    }
+
+    /// Uses `refreshToken` once: returns new tokens of the same sign-in. A token that was already used revokes
+    /// its whole family (reuse means it was stolen, or a client raced itself) and fails like an unknown one:
+    /// `INVALID_REFRESH_TOKEN`. So do expired and revoked tokens, and tokens of deleted users.
+    public func refresh(_ pool: PostgresPool, refreshToken: String, tenantID: String?) async throws -> TokenResult {
+        let now = clock.now()
+        let digest = try SecretDigest.of(refreshToken)
+        let used = try await pool.query(
+            """
+            UPDATE refresh_tokens r SET used_at = $2 FROM token_families f
+            WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2
+                AND f.family_id = r.family_id AND f.revoked_at IS NULL
+            RETURNING f.family_id, f.user_id, f.auth_time, f.sign_in_provider, f.second_factor, f.second_factor_id,
+                f.mfa_enrollment_required
+            """, [digest, now])
+        guard let row = used.rows.first else {
+            try await pool.query(
+                """
+                UPDATE token_families SET revoked_at = $2
+                WHERE revoked_at IS NULL AND family_id =
+                    (SELECT family_id FROM refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)
+                """, [digest, now])
+            throw AuthError(.invalidRefreshToken, "The refresh token is invalid, expired or revoked.")
+        }
+        let familyID = try row.decode(String.self, at: 0)
+        let userID = try row.decode(String.self, at: 1)
+        let replacement = try SecretDigest.make()
+        let results = try await pool.pipeline([
+            insertRefreshToken(digest: replacement.digest, familyID: familyID, now: now),
+            PostgresQuery("SELECT \(UserRecord.columns) FROM users WHERE user_id = $1", [userID]),
+        ])
+        guard let userRow = results[1].rows.first else {
+            throw AuthError(.invalidRefreshToken, "The refresh token is invalid, expired or revoked.")
+        }
+        let user = try UserRecord(row: userRow)
+        guard user.tenantID == tenantID else {
+            throw AuthError(.tenantIDMismatch, "The refresh token belongs to another tenant.")
+        }
+        guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
+        let session = SignInSession(
+            userID: userID, tenantID: user.tenantID, authTime: try row.decode(Date.self, at: 2),
+            provider: try row.decode(String.self, at: 3), secondFactor: try row.decode(String?.self, at: 4),
+            secondFactorID: try row.decode(String?.self, at: 5),
+            mfaEnrollmentRequired: try row.decode(Bool.self, at: 6))
+        return try await result(for: user, session: session, refreshToken: replacement.secret, now: now)
+    }
+
+    /// Checks an ID token and the state of its user: signature, issuer, audience, lifetime, tenant
+    /// (`TENANT_ID_MISMATCH`), and that the user still exists (`USER_NOT_FOUND`), is enabled (`USER_DISABLED`)
+    /// and has not had their tokens revoked since (`TOKEN_EXPIRED`).
+    public func verify(
+        _ pool: PostgresPool, idToken: String, tenantID: String?
+    ) async throws -> (claims: IDTokenClaims, user: UserRecord) {
+        let claims = try await verifiedClaims(idToken)
+        guard claims.tenant == tenantID else {
+            throw AuthError(.tenantIDMismatch, "The ID token belongs to another tenant.")
+        }
+        guard let user = try await UserStore.find(pool, id: claims.sub, tenantID: tenantID) else {
+            throw AuthError(.userNotFound, "There is no user for this ID token; it may have been deleted.")
+        }
+        guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
+        guard claims.iat > Int64(user.tokensValidAfter.timeIntervalSince1970) else {
+            throw AuthError(.tokenExpired, "The ID token has been revoked; sign in again.")
+        }
+        return (claims, user)
+    }
+
+    /// The claims of a well-formed, correctly signed, unexpired ID token of this issuer; no database access.
+    func verifiedClaims(_ idToken: String) async throws -> IDTokenClaims {
+        let kid = Self.keyID(of: idToken)
+        let verifier = JWTVerifier(keys: try await signingKeys.keys(including: kid), expectedType: .jwt)
+        let claims: IDTokenClaims
+        do {
+            claims = try verifier.verify(
+                idToken, as: IDTokenClaims.self, now: Int64(clock.now().timeIntervalSince1970)
+            ).claims
+        } catch .expired {
+            throw AuthError(.tokenExpired, "The ID token has expired.")
+        } catch {
+            throw AuthError(.invalidIDToken, "The ID token is not valid: \(error).")
+        }
+        guard claims.iss == issuer, claims.aud == Self.audience else {
+            throw AuthError(.invalidIDToken, "The ID token was not issued for this service.")
+        }
+        return claims
+    }
+
+    /// A signed ID token for `user` in `session`, issued now.
+    func idToken(for user: UserRecord, session: SignInSession, now: Date) async throws -> String {
+        let issuedAt = max(Int64(now.timeIntervalSince1970), Int64(user.tokensValidAfter.timeIntervalSince1970) + 1)
+        let claims = IDTokenClaims(
+            iss: issuer, aud: Self.audience, sub: user.userID, iat: issuedAt, exp: issuedAt + Self.idTokenLifetime,
+            authTime: Int64(session.authTime.timeIntervalSince1970), tenant: user.tenantID, email: user.email,
+            emailVerified: user.emailVerified, phoneNumber: user.phoneNumber, signInProvider: session.provider,
+            signInSecondFactor: session.secondFactor, secondFactorIdentifier: session.secondFactorID,
+            mfaEnrollmentRequired: session.mfaEnrollmentRequired ? true : nil)
+        return try await signingKeys.signer().sign(claims)
+    }
+
+    private func result(
+        for user: UserRecord, session: SignInSession, refreshToken: String, now: Date
+    ) async throws -> TokenResult {
+        var result = TokenResult(
+            localId: user.userID, idToken: try await idToken(for: user, session: session, now: now),
+            refreshToken: refreshToken, expiresIn: Int(Self.idTokenLifetime))
+        if session.mfaEnrollmentRequired { result.mfaEnrollmentRequired = true }
+        return result
+    }
+
+    private func insertRefreshToken(digest: [UInt8], familyID: String, now: Date) -> PostgresQuery {
+        PostgresQuery(
+            "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)",
+            [digest, familyID, now, now.addingTimeInterval(Self.refreshTokenLifetime)])
+    }
+
+    /// The `kid` of a JWT's header when it can be read, to find keys made by another server; nil otherwise (the
+    /// verifier then reports what is wrong).
+    private static func keyID(of token: String) -> String? {
+        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let bytes = try? Base64URL.decode(String(header)),
+            let json = try? JSONParser().parse(bytes)
+        else { return nil }
+        return json.objectValue?["kid"]?.stringValue
+    }
+}
