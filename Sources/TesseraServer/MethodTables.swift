@@ -1,16 +1,30 @@
+import TesseraCore
+import TesseraHTTP
 import TesseraRPC
 
-/// The JSON-RPC methods of the public listener (API §3, §4). `rpc.discover` is always there; the account,
-/// token and MFA methods are registered here as their modules land.
+/// The JSON-RPC methods of the public listener (API §3, §4).
 enum PublicMethods {
-    static func table() -> RPCMethodTable {
-        RPCMethodTable(title: "Tessera public API", version: "1")
+    static func table(_ services: CoreServices) -> RPCMethodTable {
+        var table = RPCMethodTable(title: "Tessera public API", version: "1")
+        AccountMethods.register(services.accounts, into: &table)
+        return table
     }
 }
 
-/// The JSON-RPC methods of the admin listener (API §5).
+/// The JSON-RPC methods of the admin listener (API §5). Every call but `rpc.discover` needs an admin key in
+/// `Authorization: Bearer`, checked before its params are read.
 enum AdminMethods {
-    static func table() -> RPCMethodTable {
-        RPCMethodTable(title: "Tessera admin API", version: "1")
+    static func table(_ services: CoreServices) -> RPCMethodTable {
+        var table = RPCMethodTable(title: "Tessera admin API", version: "1")
+        let keys = services.adminKeys
+        table.authenticator = { context in
+            var context = context
+            context.principal = try await keys.authenticate(authorization: context.headers["Authorization"])
+            return context
+        }
+        registerConfig(services.configAdmin, into: &table)
+        registerKeys(services.adminKeys, signingKeys: services.signingKeys, into: &table)
+        registerUsers(services.usersAdmin, into: &table)
+        return table
     }
 }

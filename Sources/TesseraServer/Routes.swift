@@ -2,6 +2,8 @@ import Logging
 import TesseraHTTP
 import TesseraMetrics
 import TesseraRPC
+import TesseraCore
+import TesseraJSON
 
 /// Builds the routers of the two listeners, every handler counted and timed.
 struct Routes: Sendable {
@@ -10,10 +12,27 @@ struct Routes: Sendable {
     let instruments: Instruments
     let logger: Logger
 
-    /// `/healthz` and `/rpc` with the public method table.
-    func publicRouter(methods: RPCMethodTable) -> HTTPRouter {
+    /// `/healthz`, `/oauth2/jwks` and `/rpc` with the public method table.
+    func publicRouter(methods: RPCMethodTable, signingKeys: SigningKeys) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
+        let jwks = instruments.route("/oauth2/jwks", on: listener)
+        let logger = logger
+        router.on(.get, "/oauth2/jwks", handler: { _ in
+            let start = ContinuousClock.now
+            var response: HTTPResponse
+            do {
+                let body = try JSONValueEncoder().encode(try await signingKeys.jwks()).serialized()
+                response = HTTPResponse(status: .ok, body: body)
+                response.headers.add(name: "Content-Type", value: "application/jwk-set+json")
+                response.headers.add(name: "Cache-Control", value: "public, max-age=60")
+            } catch {
+                logger.error("JWKS unavailable", metadata: ["error": .string(String(describing: error))])
+                response = HTTPResponse.text("signing keys unavailable\n", status: .serviceUnavailable)
+            }
+            jwks.record(status: response.status.code, since: start)
+            return response
+        })
         addRPC(methods, to: &router)
         return router
     }

@@ -3,9 +3,10 @@ public import TesseraHTTP
 public import TesseraLoop
 public import TesseraMetrics
 public import TesseraPostgres
+public import TesseraCore
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
-/// its JSON-RPC method table, over one database client (DESIGN §1).
+/// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
 public final class TesseraServer: Sendable {
     /// What the server was started with.
     public let configuration: ServerConfiguration
@@ -17,8 +18,8 @@ public final class TesseraServer: Sendable {
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`.
     public init(
-        configuration: ServerConfiguration, group: EventLoopGroup, database: PostgresClient, logger: Logger,
-        http: HTTPServerConfiguration = HTTPServerConfiguration()
+        configuration: ServerConfiguration, group: EventLoopGroup, database: PostgresClient, services: CoreServices,
+        logger: Logger, http: HTTPServerConfiguration = HTTPServerConfiguration()
     ) {
         self.configuration = configuration
         let metrics = MetricsRegistry()
@@ -28,12 +29,13 @@ public final class TesseraServer: Sendable {
             let routes = Routes(listener: "public", instruments: instruments, logger: logger)
             return HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
-                router: routes.publicRouter(methods: PublicMethods.table()), logger: logger)
+                router: routes.publicRouter(methods: PublicMethods.table(services), signingKeys: services.signingKeys),
+                logger: logger)
         }
         adminServer = configuration.adminListen.map { address in
             let routes = Routes(listener: "admin", instruments: instruments, logger: logger)
             let router = routes.adminRouter(
-                methods: AdminMethods.table(), isReady: { database.isReady }, metrics: metrics)
+                methods: AdminMethods.table(services), isReady: { database.isReady }, metrics: metrics)
             return HTTPServer(
                 name: "admin", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: router, logger: logger)

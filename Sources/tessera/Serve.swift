@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Logging
+import TesseraCore
 import TesseraCrypto
 import TesseraLoop
 import TesseraPostgres
@@ -58,8 +59,12 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        if let path = configuration.masterKeyFile { _ = try MasterKey.load(fromFile: path) }
+        let masterKey = try configuration.masterKeyFile.map { try MasterKey.load(fromFile: $0) }
         let logger = makeLogger(environment: environment)
+        if masterKey == nil {
+            logger.warning(
+                "no --master-key-file: development mode; secrets at rest are sealed with a public development key")
+        }
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
             for migration in applied { logger.info("applied migration \(migration.label)") }
@@ -68,9 +73,15 @@ struct Serve: AsyncParsableCommand {
         let group = try EventLoopGroup(loopCount: configuration.loops)
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
-        let server = TesseraServer(configuration: configuration, group: group, database: database, logger: logger)
+        let email: any EmailSender = LogEmailSender(logger: logger, revealsLinks: masterKey == nil)
+        let services = try CoreServices(
+            database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
+            email: email)
+        let server = TesseraServer(
+            configuration: configuration, group: group, database: database, services: services, logger: logger)
         do {
             try await database.start(timeout: .seconds(10))
+            try await services.prepare(bootstrapAdminKey: configuration.bootstrapAdminKey, logger: logger)
             try await server.start()
         } catch {
             await database.shutdown()

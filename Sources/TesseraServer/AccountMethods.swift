@@ -1,0 +1,117 @@
+import TesseraCore
+import TesseraJSON
+import TesseraRPC
+
+/// The account and token methods of the public listener (API §3).
+enum AccountMethods {
+    struct SignUpParams: Codable, Sendable {
+        var email: String
+        var password: String
+        var displayName: String?
+        var tenantId: String?
+    }
+
+    struct SignInParams: Codable, Sendable {
+        var email: String
+        var password: String
+        var tenantId: String?
+    }
+
+    struct SendOobCodeParams: Codable, Sendable, RPCParamsErrorMapping {
+        var requestType: String
+        var idToken: String
+        var tenantId: String?
+
+        static func rpcError(for error: JSONDecodingError) -> RPCError? {
+            MissingCredential.map(error, field: "idToken", reason: "MISSING_ID_TOKEN")
+        }
+    }
+
+    struct SendOobCodeResult: Codable, Sendable {
+        var email: String
+    }
+
+    struct UpdateParams: Codable, Sendable {
+        var oobCode: String
+        var tenantId: String?
+    }
+
+    struct UpdateResult: Codable, Sendable {
+        var localId: String
+        var email: String
+        var emailVerified: Bool
+    }
+
+    struct IDTokenParams: Codable, Sendable, RPCParamsErrorMapping {
+        var idToken: String
+        var tenantId: String?
+
+        static func rpcError(for error: JSONDecodingError) -> RPCError? {
+            MissingCredential.map(error, field: "idToken", reason: "MISSING_ID_TOKEN")
+        }
+    }
+
+    struct LookupResult: Codable, Sendable {
+        var user: User
+    }
+
+    struct RefreshParams: Codable, Sendable {
+        var refreshToken: String
+        var tenantId: String?
+    }
+
+    /// Registers the methods on `table`.
+    static func register(_ accounts: Accounts, into table: inout RPCMethodTable) {
+        table.register(
+            "accounts.signUp", summary: "Creates a password account and signs it in.", params: SignUpParams.self,
+            result: TokenResult.self
+        ) { params, _ in
+            try await accounts.signUp(
+                email: params.email, password: params.password, displayName: params.displayName,
+                tenantID: params.tenantId)
+        }
+        table.register(
+            "accounts.signInWithPassword", summary: "Signs in with e-mail and password.", params: SignInParams.self,
+            result: TokenResult.self
+        ) { params, _ in
+            try await accounts.signInWithPassword(
+                email: params.email, password: params.password, tenantID: params.tenantId)
+        }
+        table.register(
+            "accounts.sendOobCode", summary: "Mails the signed-in user a link to verify their e-mail address.",
+            params: SendOobCodeParams.self, result: SendOobCodeResult.self
+        ) { params, _ in
+            guard params.requestType == "VERIFY_EMAIL" else {
+                throw AuthError(.invalidArgument, "requestType must be VERIFY_EMAIL")
+            }
+            return SendOobCodeResult(
+                email: try await accounts.sendVerificationEmail(idToken: params.idToken, tenantID: params.tenantId))
+        }
+        table.register(
+            "accounts.update", summary: "Confirms an e-mail address with the oobCode of the verification mail.",
+            params: UpdateParams.self, result: UpdateResult.self
+        ) { params, _ in
+            let confirmed = try await accounts.confirmEmail(oobCode: params.oobCode, tenantID: params.tenantId)
+            return UpdateResult(localId: confirmed.userID, email: confirmed.email, emailVerified: true)
+        }
+        table.register(
+            "accounts.lookup", summary: "Returns the signed-in user.", params: IDTokenParams.self,
+            result: LookupResult.self
+        ) { params, _ in
+            LookupResult(user: try await accounts.lookup(idToken: params.idToken, tenantID: params.tenantId))
+        }
+        table.register(
+            "accounts.delete", summary: "Deletes the signed-in user.", params: IDTokenParams.self,
+            result: JSONObject.self
+        ) { params, _ in
+            try await accounts.delete(idToken: params.idToken, tenantID: params.tenantId)
+            return JSONObject()
+        }
+        table.register(
+            "token.refresh", summary: "Exchanges a refresh token for new tokens (rotation; reuse revokes the family).",
+            params: RefreshParams.self, result: TokenResult.self
+        ) { params, _ in
+            try await accounts.refresh(refreshToken: params.refreshToken, tenantID: params.tenantId)
+        }
+    }
+}
