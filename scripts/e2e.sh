@@ -33,6 +33,11 @@ admin_port=${E2E_ADMIN_PORT:-$(free_port)}
 while [[ $admin_port == "$port" ]]; do
     admin_port=$(free_port)
 done
+# The e-mail webhook: the tests run a receiver on this port (fixture `mailbox`).
+mail_port=$(free_port)
+while [[ $mail_port == "$port" || $mail_port == "$admin_port" ]]; do
+    mail_port=$(free_port)
+done
 
 mkdir -p "$output_dir"
 server_pid=
@@ -59,6 +64,7 @@ say "starting $bin on 127.0.0.1:$port (public) and 127.0.0.1:$admin_port (admin)
     --master-key-file "$DEV_MASTER_KEY_FILE" \
     --bootstrap-admin-key "$admin_key" \
     --app-verification disabled-for-testing \
+    --email-webhook-url "http://127.0.0.1:$mail_port/mail" \
     >"$server_log" 2>&1 </dev/null &
 server_pid=$!
 
@@ -75,6 +81,7 @@ PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     TESSERA_URL="http://127.0.0.1:$port" \
     TESSERA_ADMIN_URL="http://127.0.0.1:$admin_port" \
     TESSERA_ADMIN_KEY="$admin_key" \
+    TESSERA_E2E_MAIL_PORT="$mail_port" \
     TESSERA_BIN="$bin" \
     TESSERA_TEST_DATABASE_URL="$database_url" \
     TESSERA_DEV_DB="$TESSERA_ROOT/scripts/dev-db.sh" \

@@ -70,3 +70,16 @@ def session():
     """A requests.Session, so that a test can check connection reuse."""
     with requests.Session() as http:
         yield http
+
+
+@pytest.fixture(scope="session")
+def mailbox():
+    """The e-mail webhook receiver the server delivers to (scripts/e2e.sh passes the port)."""
+    from receiver import Mailbox
+
+    port = os.environ.get("TESSERA_E2E_MAIL_PORT")
+    if not port:
+        pytest.skip("TESSERA_E2E_MAIL_PORT is not set: run the suite through scripts/e2e.sh")
+    box = Mailbox(int(port))
+    yield box
+    box.close()
