@@ -1,0 +1,33 @@
+/// The MFA settings of the project (`mfa`) or of a tenant (`mfaConfig`), API §5.
+///
+/// Which providers are usable follows API §4 rule 2: ``isPhoneEnabled`` and ``totpAdjacentIntervals`` are the only
+/// answers other code should ask, so the rule lives in one place.
+public struct MultiFactorAuthConfig: Sendable, Hashable {
+    /// Off, offered or required.
+    public var state: MFAState
+    /// Providers switched on by name (only `PHONE_SMS`), without repeats.
+    public var enabledProviders: [MFAProvider]
+    /// Providers switched on by configuration (only TOTP), at most one entry.
+    public var providerConfigs: [ProviderConfig]
+
+    /// Creates settings; the defaults are MFA off with no provider.
+    public init(
+        state: MFAState = .disabled, enabledProviders: [MFAProvider] = [], providerConfigs: [ProviderConfig] = []
+    ) {
+        self.state = state
+        self.enabledProviders = enabledProviders
+        self.providerConfigs = providerConfigs
+    }
+
+    /// Whether the SMS factor is enabled: the state is `ENABLED` or `MANDATORY` and `PHONE_SMS` is listed.
+    public var isPhoneEnabled: Bool {
+        state != .disabled && enabledProviders.contains(.phoneSMS)
+    }
+
+    /// The TOTP window when TOTP is enabled, else nil: the state is `ENABLED` or `MANDATORY` and a
+    /// `providerConfigs` entry has state `ENABLED` (every entry carries a `totpProviderConfig`).
+    public var totpAdjacentIntervals: Int? {
+        guard state != .disabled else { return nil }
+        return providerConfigs.first { $0.state == .enabled }?.totp.adjacentIntervals
+    }
+}
