@@ -57,6 +57,7 @@ test: deps db keys ## build, run every Swift test, then the end-to-end suite
 
 test-swift: ## swift test against the dev cluster's tessera_test (no build step of its own)
 	TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
+		TESSERA_TEST_MASTER_KEY_FILE="$${TESSERA_TEST_MASTER_KEY_FILE:-$(CURDIR)/.data/master.key}" \
 		$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
 e2e: ## run Tests/e2e against the built server (needs `make db keys` and a build)

@@ -129,30 +129,33 @@ public final class Accounts: Sendable {
         let now = clock.now()
         return try await database.withPool { pool in
             _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            return try await pool.transaction { transaction in
+            // A used or expired code is deleted whatever the outcome, so the outcome is thrown after the commit.
+            let outcome: Result<(userID: String, email: String), AuthError> = try await pool.transaction { transaction in
                 let found = try await transaction.query(
                     """
                     SELECT o.user_id, o.email, o.expires_at, u.tenant_id, u.email FROM oob_codes o
                     JOIN users u USING (user_id) WHERE o.code_hash = $1 AND o.kind = 'VERIFY_EMAIL' FOR UPDATE OF o
                     """, [digest])
                 guard let row = found.rows.first else {
-                    throw AuthError(.invalidOOBCode, "The code is invalid or has already been used.")
+                    return .failure(AuthError(.invalidOOBCode, "The code is invalid or has already been used."))
                 }
                 guard try row.decode(String?.self, at: 3) == tenantID else {
-                    throw AuthError(.tenantIDMismatch, "The code belongs to another tenant.")
+                    return .failure(AuthError(.tenantIDMismatch, "The code belongs to another tenant."))
                 }
                 try await transaction.query("DELETE FROM oob_codes WHERE code_hash = $1", [digest])
                 guard try row.decode(Date.self, at: 2) > now else {
-                    throw AuthError(.sessionExpired, "The code has expired; ask for a new one.")
+                    return .failure(AuthError(.sessionExpired, "The code has expired; ask for a new one."))
                 }
                 let userID = try row.decode(String.self, at: 0)
                 let address = try row.decode(String.self, at: 1)
                 guard try row.decode(String?.self, at: 4) == address else {
-                    throw AuthError(.invalidOOBCode, "The account's e-mail address has changed since the code was sent.")
+                    return .failure(
+                        AuthError(.invalidOOBCode, "The account's e-mail address has changed since the code was sent."))
                 }
                 try await transaction.query("UPDATE users SET email_verified = true WHERE user_id = $1", [userID])
-                return (userID, address)
+                return .success((userID, address))
             }
+            return try outcome.get()
         }
     }
 

@@ -1,0 +1,121 @@
+import FoundationEssentials
+import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraJSON
+import TesseraPostgres
+
+/// The time-dependent and failure paths of accounts and tokens, with a manual clock against the real database.
+@Suite(.serialized) struct AccountsTests {
+    let password = "correct horse battery"
+
+    @Test func tenFailuresLockAnAddressUntilTheWindowEnds() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let email = CoreHarness.email()
+            _ = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
+            for _ in 0..<10 {
+                #expect(await reason {
+                    _ = try await accounts.signInWithPassword(email: email, password: "wrong password", tenantID: nil)
+                } == .invalidLoginCredentials)
+            }
+            harness.clock.advance(by: 600)
+            do {
+                _ = try await accounts.signInWithPassword(email: email, password: password, tenantID: nil)
+                Issue.record("the eleventh attempt was let through")
+            } catch let error as AuthError {
+                #expect(error.reason == .tooManyAttemptsTryLater)
+                #expect(error.retryAfter == 300)
+            }
+            harness.clock.advance(by: 301)
+            _ = try await accounts.signInWithPassword(email: email, password: password, tenantID: nil)
+        }
+    }
+
+    @Test func idTokensExpireAfterAnHourAndRefreshTokensAfterThirtyDays() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let tokens = try await accounts.signUp(
+                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+            harness.clock.advance(by: 3600 + 31)
+            #expect(await reason { _ = try await accounts.lookup(idToken: tokens.idToken, tenantID: nil) } == .tokenExpired)
+            let rotated = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
+            _ = try await accounts.lookup(idToken: rotated.idToken, tenantID: nil)
+            harness.clock.advance(by: 30 * 86_400 + 1)
+            #expect(await reason {
+                _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
+            } == .invalidRefreshToken)
+        }
+    }
+
+    @Test func verificationCodesExpireAndAFailedDeliveryVoidsTheCode() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let tokens = try await accounts.signUp(
+                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+            _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
+            let link = try #require(harness.mail.sent.last?.link)
+            let code = try #require(link.split(separator: "oobCode=").last.map(String.init))
+            harness.clock.advance(by: Accounts.oobCodeLifetime + 1)
+            #expect(await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .sessionExpired)
+            #expect(await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .invalidOOBCode)
+        }
+        try await CoreHarness.run(mailFails: true) { harness in
+            let accounts = harness.services.accounts
+            let tokens = try await accounts.signUp(
+                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+            let before = try await Self.codeCount(harness, userID: tokens.localId)
+            #expect(await reason {
+                _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
+            } == .deliveryFailed)
+            #expect(try await Self.codeCount(harness, userID: tokens.localId) == before)
+        }
+    }
+
+    @Test func retiredSigningKeysArePublishedUntilTheirTokensHaveExpired() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let tokens = try await accounts.signUp(
+                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+            let actor = AuditLog.Actor(
+                principal: AdminPrincipal(keyID: "test", scope: .project), method: "keys.rotate", requestID: "r")
+            let oldKids = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+            let newKid = try await harness.services.signingKeys.rotate(actor: actor)
+            let published = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+            #expect(Set(published).isSuperset(of: oldKids + [newKid]))
+            _ = try await accounts.lookup(idToken: tokens.idToken, tenantID: nil)
+            harness.clock.advance(by: SigningKeys.retiredKeyPublication + 1)
+            harness.services.signingKeys.invalidate()
+            let later = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+            #expect(later.contains(newKid))
+            #expect(!later.contains(where: oldKids.contains))
+        }
+    }
+
+    @Test func forgedTokensAreRefused() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let tokens = try await accounts.signUp(
+                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+            let parts = tokens.idToken.split(separator: ".").map(String.init)
+            let unsigned = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + ".\(parts[1])."
+            var flipped = Array(parts[2].utf8)
+            flipped[5] = flipped[5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let badSignature = "\(parts[0]).\(parts[1]).\(String(decoding: flipped, as: UTF8.self))"
+            let otherKey = try JWTSigner(key: ES256PrivateKey.generate(), kid: "attacker")
+            let payload = try JSONValueDecoder().decode(
+                IDTokenClaims.self, from: try JSONParser().parse(try Base64URL.decode(parts[1])))
+            let selfSigned = try otherKey.sign(payload)
+            for forgery in [unsigned, badSignature, selfSigned, "", "a.b.c"] {
+                #expect(await reason { _ = try await accounts.lookup(idToken: forgery, tenantID: nil) } == .invalidIDToken)
+            }
+        }
+    }
+
+    private static func codeCount(_ harness: CoreHarness, userID: String) async throws -> Int {
+        try await harness.database.withPool { pool in
+            try await pool.query("SELECT count(*)::int FROM oob_codes WHERE user_id = $1", [userID])[0]
+                .decode(Int.self, at: 0)
+        }
+    }
+}
