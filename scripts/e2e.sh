@@ -82,6 +82,7 @@ PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     TESSERA_ADMIN_URL="http://127.0.0.1:$admin_port" \
     TESSERA_ADMIN_KEY="$admin_key" \
     TESSERA_E2E_MAIL_PORT="$mail_port" \
+    TESSERA_E2E_MASTER_KEY_FILE="$DEV_MASTER_KEY_FILE" \
     TESSERA_BIN="$bin" \
     TESSERA_TEST_DATABASE_URL="$database_url" \
     TESSERA_DEV_DB="$TESSERA_ROOT/scripts/dev-db.sh" \

@@ -61,10 +61,6 @@ struct Serve: AsyncParsableCommand {
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let masterKey = try configuration.masterKeyFile.map { try MasterKey.load(fromFile: $0) }
         let logger = makeLogger(environment: environment)
-        if masterKey == nil {
-            logger.warning(
-                "no --master-key-file: development mode; secrets at rest are sealed with a public development key")
-        }
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
             for migration in applied { logger.info("applied migration \(migration.label)") }
@@ -87,6 +83,10 @@ struct Serve: AsyncParsableCommand {
             await database.shutdown()
             group.shutdown()
             throw (error as? PostgresError).map { ValidationError($0.message) } ?? error
+        }
+        if masterKey == nil {
+            logger.warning(
+                "no --master-key-file: development mode; secrets at rest are sealed with a public development key")
         }
         let signal = await ShutdownSignal.wait(on: group.loops[0])
         logger.info("received \(signal), stopping: finishing requests in flight for up to 10 s")

@@ -86,9 +86,17 @@ def test_a_listen_address_in_use_is_one_line_and_exit_2():
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
+        # Servers sharing a database share its master key: the signing keys are sealed under it.
         result = run("serve", "--database-url", _database_url(), "--listen", f"127.0.0.1:{port}",
-                     "--admin-listen", "127.0.0.1:0")
+                     "--admin-listen", "127.0.0.1:0",
+                     "--master-key-file", os.environ["TESSERA_E2E_MASTER_KEY_FILE"])
     assert_one_line_exit_2(result, str(port))
+
+
+def test_a_server_without_the_master_key_of_its_database_says_so():
+    result = run("serve", "--database-url", _database_url(), "--listen", "127.0.0.1:0",
+                 "--admin-listen", "127.0.0.1:0")
+    assert_one_line_exit_2(result, "master key")
 
 
 def test_three_migrates_at_once_all_succeed():

@@ -112,7 +112,13 @@ public final class SigningKeys: Sendable {
             published[kid] = try ES256PublicKey(jwk: jwk)
             if signer == nil, try row.decode(Bool.self, at: 3) {
                 let sealed = try row.decode([UInt8].self, at: 1)
-                let pem = try keyRing.open(sealed, associatedData: Array(kid.utf8))
+                let pem: [UInt8]
+                do {
+                    pem = try keyRing.open(sealed, associatedData: Array(kid.utf8))
+                } catch {
+                    throw SigningKeyError.sealedUnderAnotherMasterKey(
+                        (try? KeyRing.keyID(of: sealed)) ?? "unknown", error.description)
+                }
                 signer = try JWTSigner(key: ES256PrivateKey.fromPEM(String(decoding: pem, as: UTF8.self)), kid: kid)
             }
         }
@@ -144,6 +150,16 @@ public final class SigningKeys: Sendable {
 enum SigningKeyError: Error, CustomStringConvertible {
     /// Every key is retired; ``SigningKeys/prepare()`` was not run.
     case noCurrentKey
+    /// The current key cannot be unsealed with this server's key ring: another master key sealed it.
+    case sealedUnderAnotherMasterKey(String, String)
 
-    var description: String { "no current signing key: run the server's start-up preparation" }
+    var description: String {
+        switch self {
+        case .noCurrentKey:
+            "no current signing key: run the server's start-up preparation"
+        case .sealedUnderAnotherMasterKey(let keyID, let reason):
+            "the database's signing key is sealed under master key \(keyID), which this server cannot use "
+                + "(\(reason)): start every server of the database with the same --master-key-file"
+        }
+    }
 }
