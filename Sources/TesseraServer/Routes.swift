@@ -12,10 +12,25 @@ struct Routes: Sendable {
     let instruments: Instruments
     let logger: Logger
 
-    /// `/healthz`, `/oauth2/jwks` and `/rpc` with the public method table.
-    func publicRouter(methods: RPCMethodTable, signingKeys: SigningKeys) -> HTTPRouter {
+    /// `/healthz`, `/oauth2/jwks`, `/verify-email` and `/rpc` with the public method table.
+    func publicRouter(methods: RPCMethodTable, services: CoreServices) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
+        let signingKeys = services.signingKeys
+        let verifyEmail = VerifyEmailPage(accounts: services.accounts)
+        let verifyRoute = instruments.route("/verify-email", on: listener)
+        router.on(.get, "/verify-email", immediate: { request in
+            let start = ContinuousClock.now
+            let response = verifyEmail.show(request)
+            verifyRoute.record(status: response.status.code, since: start)
+            return response
+        })
+        router.on(.post, "/verify-email", handler: { request in
+            let start = ContinuousClock.now
+            let response = await verifyEmail.confirm(request)
+            verifyRoute.record(status: response.status.code, since: start)
+            return response
+        })
         let jwks = instruments.route("/oauth2/jwks", on: listener)
         let logger = logger
         router.on(.get, "/oauth2/jwks", handler: { _ in

@@ -29,7 +29,7 @@ public final class TesseraServer: Sendable {
             let routes = Routes(listener: "public", instruments: instruments, logger: logger)
             return HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
-                router: routes.publicRouter(methods: PublicMethods.table(services), signingKeys: services.signingKeys),
+                router: routes.publicRouter(methods: PublicMethods.table(services), services: services),
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in

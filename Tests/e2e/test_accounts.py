@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import requests
 
 from identity import RPCFailure, b64url, call, jwt_parts, reason_of, unique_email
 
@@ -276,3 +277,22 @@ def test_key_rotation_keeps_old_tokens_valid(public, admin):
     assert call(public, "accounts.lookup", {"idToken": before["idToken"]})["user"]["localId"] == before["localId"]
     after = sign_up(public)
     assert jwt_parts(after["idToken"])[0]["kid"] == new_kid
+
+
+def test_the_link_in_the_mail_opens_a_page_that_verifies_on_post(public, mailbox):
+    email = unique_email("page")
+    tokens = sign_up(public, email)
+    call(public, "accounts.sendOobCode", {"requestType": "VERIFY_EMAIL", "idToken": tokens["idToken"]})
+    link = mailbox.wait_for(email)["link"]
+    path = link[link.index("/verify-email"):]
+    shown = public.get(path)
+    assert shown.status_code == 200 and "default-src 'none'" in shown.headers["Content-Security-Policy"]
+    assert shown.headers["X-Frame-Options"] == "DENY" and 'method="post"' in shown.text
+    assert call(public, "accounts.lookup", {"idToken": tokens["idToken"]})["user"]["emailVerified"] is False
+    code = link.split("oobCode=")[1]
+    confirmed = requests.post(f"{public.url}/verify-email", data={"oobCode": code}, timeout=10)
+    assert confirmed.status_code == 200 and email in confirmed.text
+    assert call(public, "accounts.lookup", {"idToken": tokens["idToken"]})["user"]["emailVerified"] is True
+    again = requests.post(f"{public.url}/verify-email", data={"oobCode": code}, timeout=10)
+    assert again.status_code == 400 and "already been used" in again.text
+    assert public.get("/verify-email").status_code == 400
