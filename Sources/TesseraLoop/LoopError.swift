@@ -16,9 +16,28 @@ public struct LoopError: Error, CustomStringConvertible, Sendable {
     /// Whether the address was already in use (a second server on the same port).
     public var isAddressInUse: Bool { code == tessera_uv_eaddrinuse() }
 
+    /// Whether the peer refused the connection (nothing listens on that port).
+    public var isConnectionRefused: Bool { code == UV_ECONNREFUSED.rawValue }
+
+    /// Whether the operation was cancelled (``TCPConnector/cancel()``).
+    public var isCancelled: Bool { code == tessera_uv_ecanceled() || code == UV_EAI_CANCELED.rawValue }
+
+    /// Whether a host name could not be resolved (`UV_EAI_*`, except a cancellation).
+    public var isNameResolutionFailure: Bool {
+        let resolutionErrors = [
+            UV_EAI_ADDRFAMILY, UV_EAI_AGAIN, UV_EAI_BADFLAGS, UV_EAI_BADHINTS, UV_EAI_FAIL, UV_EAI_FAMILY,
+            UV_EAI_MEMORY, UV_EAI_NODATA, UV_EAI_NONAME, UV_EAI_OVERFLOW, UV_EAI_PROTOCOL, UV_EAI_SERVICE,
+            UV_EAI_SOCKTYPE,
+        ]
+        return resolutionErrors.contains { $0.rawValue == code }
+    }
+
+    /// libuv's message for the code alone, e.g. `connection refused`.
+    public var message: String { String(cString: uv_strerror(code)) }
+
     /// `operation: libuv's message`, one line.
     public var description: String {
-        "\(operation): \(String(cString: uv_strerror(code)))"
+        "\(operation): \(message)"
     }
 
     /// Throws a `LoopError` when a libuv return code is negative.

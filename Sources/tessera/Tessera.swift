@@ -1,12 +1,12 @@
 import ArgumentParser
 
-/// The `tessera` command: `serve` and `migrate`; `admin` joins with the admin layer.
+/// The `tessera` command: `serve`, `migrate` and `admin`.
 @main
 struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Tessera, a self-hosted multi-tenant authentication server.",
-        subcommands: [Serve.self, Migrate.self]
+        subcommands: [Serve.self, Migrate.self, Admin.self]
     )
 
     /// Runs the command line; any error other than a help or version request is one line on stderr and

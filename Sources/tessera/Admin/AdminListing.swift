@@ -1,0 +1,96 @@
+import TesseraJSON
+
+/// The lists the admin CLI prints as tables: where the entries are in a result and which columns matter most.
+enum AdminListing: Sendable {
+    case tenants
+    case users
+    case adminKeys
+    case auditEvents
+
+    /// The member of a list result holding the entries (API §5).
+    var resultKey: String {
+        switch self {
+        case .tenants: "tenants"
+        case .users: "users"
+        case .adminKeys: "keys"
+        case .auditEvents: "events"
+        }
+    }
+
+    /// The column titles.
+    var headers: [String] {
+        switch self {
+        case .tenants: ["TENANT ID", "DISPLAY NAME", "MFA"]
+        case .users: ["LOCAL ID", "EMAIL", "VERIFIED", "DISABLED", "MFA"]
+        case .adminKeys: ["KEY ID", "DISPLAY NAME", "SCOPE", "CREATED", "REVOKED"]
+        case .auditEvents: ["TIME", "ACTOR", "METHOD", "TARGET"]
+        }
+    }
+
+    /// The cells of one entry. A tenant without its own MFA config shows `inherited`; a user's MFA column counts
+    /// its enrolments. Audit events are read leniently (the first present of a few plausible member names).
+    func row(_ entry: JSONValue) -> [String] {
+        switch self {
+        case .tenants:
+            return [
+                text(entry["tenantId"]), text(entry["displayName"]),
+                entry["mfaConfig"]?["state"]?.stringValue ?? "inherited",
+            ]
+        case .users:
+            return [
+                text(entry["localId"]), text(entry["email"]), yesNo(entry["emailVerified"]), yesNo(entry["disabled"]),
+                String(entry["mfaInfo"]?.arrayValue?.count ?? 0),
+            ]
+        case .adminKeys:
+            let revoked = entry["revoked"]?.boolValue.map { $0 ? "yes" : "no" }
+                ?? entry["revokedAt"]?.stringValue ?? "no"
+            return [
+                text(entry["keyId"]), text(entry["displayName"]), text(entry["scope"]), text(entry["createdAt"]),
+                revoked,
+            ]
+        case .auditEvents:
+            return [
+                first(of: ["time", "createdAt", "timestamp"], in: entry),
+                first(of: ["actor", "actorKeyId", "keyId"], in: entry),
+                first(of: ["method", "action"], in: entry),
+                first(of: ["target", "targetId", "resource"], in: entry),
+            ]
+        }
+    }
+
+    /// The table of a list result, or a one-line message when it is empty; a `nextPageToken` adds a hint line.
+    func lines(for result: JSONValue) -> [String] {
+        let entries = result[resultKey]?.arrayValue ?? []
+        var lines = entries.isEmpty
+            ? ["no \(noun)"]
+            : AdminTextFormat.table(headers: headers, rows: entries.map(row))
+        if let token = result["nextPageToken"]?.stringValue, !token.isEmpty {
+            lines.append("more: --page-token \(token) (or --all)")
+        }
+        return lines
+    }
+
+    private var noun: String {
+        switch self {
+        case .tenants: "tenants"
+        case .users: "users"
+        case .adminKeys: "admin keys"
+        case .auditEvents: "audit events"
+        }
+    }
+
+    private func text(_ value: JSONValue?) -> String {
+        AdminTextFormat.scalarText(value)
+    }
+
+    private func yesNo(_ value: JSONValue?) -> String {
+        value?.boolValue.map { $0 ? "yes" : "no" } ?? "-"
+    }
+
+    private func first(of keys: [String], in entry: JSONValue) -> String {
+        for key in keys {
+            if let value = entry[key], !value.isNull { return text(value) }
+        }
+        return "-"
+    }
+}
