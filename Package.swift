@@ -101,6 +101,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "TesseraAdminTests",
+            dependencies: [
+                "tessera", "TesseraJSON", "TesseraHTTP", "TesseraLoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "TesseraServerTests",
             dependencies: ["TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON"],
             swiftSettings: swiftSettings

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Logging
 import TesseraCore
 import TesseraCrypto
+import TesseraHTTP
 import TesseraLoop
 import TesseraPostgres
 import TesseraServer
@@ -69,7 +70,9 @@ struct Serve: AsyncParsableCommand {
         let group = try EventLoopGroup(loopCount: configuration.loops)
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
-        let email: any EmailSender = LogEmailSender(logger: logger, revealsLinks: masterKey == nil)
+        let email: any EmailSender = try configuration.emailWebhookURL.map { url in
+            WebhookEmailSender(webhook: WebhookClient(client: try HTTPClient(group: group)), url: url, logger: logger)
+        } ?? LogEmailSender(logger: logger, revealsLinks: masterKey == nil)
         let services = try CoreServices(
             database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
             email: email)
