@@ -29,7 +29,8 @@ struct CoreHarness {
         let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
         try await database.start(timeout: .seconds(5))
         defer { group.shutdown() }
-        let clock = ManualWallClock(Date())
+        // A whole second, so times survive the database's microsecond precision unchanged.
+        let clock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         let mail = RecordingEmailSender(fails: mailFails)
         // The e2e server shares this database and seals its signing keys under the dev master key: use it too.
         let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
