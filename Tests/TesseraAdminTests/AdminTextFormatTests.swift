@@ -63,8 +63,7 @@ import Testing
             "u2        -      no        yes       0",
         ])
         let keys: JSONValue = ["keys": [
-            ["keyId": "k1", "displayName": "ci", "scope": "project", "createdAt": "2026-11-21T10:00:00Z",
-             "revoked": false],
+            ["keyId": "k1", "displayName": "ci", "scope": "project", "createdAt": "2026-11-21T10:00:00Z"],
             ["keyId": "k2", "displayName": "ops", "scope": "tenant:t1", "createdAt": "2026-11-21T11:00:00Z",
              "revokedAt": "2026-11-22T09:00:00Z"],
         ]]
@@ -74,8 +73,8 @@ import Testing
             "k2      ops           tenant:t1  2026-11-21T11:00:00Z  2026-11-22T09:00:00Z",
         ])
         let events: JSONValue = ["events": [
-            ["time": "2026-11-21T10:00:00Z", "actor": "k1", "method": "tenants.create", "target": "t-1"],
-            ["createdAt": "2026-11-21T10:01:00Z", "keyId": "k1", "action": "users.delete"],
+            ["time": "2026-11-21T10:00:00Z", "actorKeyId": "k1", "method": "tenants.create", "target": "t-1"],
+            ["time": "2026-11-21T10:01:00Z", "actorKeyId": "k1", "method": "users.delete"],
         ]]
         #expect(AdminListing.auditEvents.lines(for: events) == [
             "TIME                  ACTOR  METHOD          TARGET",

@@ -42,18 +42,14 @@ enum AdminListing: Sendable {
                 String(entry["mfaInfo"]?.arrayValue?.count ?? 0),
             ]
         case .adminKeys:
-            let revoked = entry["revoked"]?.boolValue.map { $0 ? "yes" : "no" }
-                ?? entry["revokedAt"]?.stringValue ?? "no"
+            let revoked = entry["revokedAt"]?.stringValue ?? "no"
             return [
                 text(entry["keyId"]), text(entry["displayName"]), text(entry["scope"]), text(entry["createdAt"]),
                 revoked,
             ]
         case .auditEvents:
             return [
-                first(of: ["time", "createdAt", "timestamp"], in: entry),
-                first(of: ["actor", "actorKeyId", "keyId"], in: entry),
-                first(of: ["method", "action"], in: entry),
-                first(of: ["target", "targetId", "resource"], in: entry),
+                text(entry["time"]), text(entry["actorKeyId"]), text(entry["method"]), text(entry["target"]),
             ]
         }
     }
@@ -85,12 +81,5 @@ enum AdminListing: Sendable {
 
     private func yesNo(_ value: JSONValue?) -> String {
         value?.boolValue.map { $0 ? "yes" : "no" } ?? "-"
-    }
-
-    private func first(of keys: [String], in entry: JSONValue) -> String {
-        for key in keys {
-            if let value = entry[key], !value.isNull { return text(value) }
-        }
-        return "-"
     }
 }
