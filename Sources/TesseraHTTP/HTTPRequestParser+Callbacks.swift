@@ -68,16 +68,15 @@ extension HTTPRequestParser {
     }
 
     func appendField(_ data: UnsafeRawBufferPointer) -> Int32 {
-        if lastCallbackWasValue, !commitField() {
+        if fields.fieldIsComplete, !commitField() {
             return HTTPRequestParser.stop
         }
-        fieldBytes.append(contentsOf: data)
+        fields.appendName(data)
         return countHeaderData(data.count)
     }
 
     func appendValue(_ data: UnsafeRawBufferPointer) -> Int32 {
-        valueBytes.append(contentsOf: data)
-        lastCallbackWasValue = true
+        fields.appendValue(data)
         return countHeaderData(data.count)
     }
 

@@ -49,9 +49,7 @@ public final class HTTPRequestParser {
     var trailerBytes = 0
 
     var targetBytes: [UInt8] = []
-    var fieldBytes: [UInt8] = []
-    var valueBytes: [UInt8] = []
-    var lastCallbackWasValue = false
+    var fields = HTTPHeaderFieldReader()
     var headers = HTTPHeaders()
     var body: [UInt8] = []
     var method = HTTPMethod.get
@@ -160,9 +158,7 @@ public final class HTTPRequestParser {
     func beginMessage() {
         stage = .header
         targetBytes.removeAll(keepingCapacity: true)
-        fieldBytes.removeAll(keepingCapacity: true)
-        valueBytes.removeAll(keepingCapacity: true)
-        lastCallbackWasValue = false
+        fields.reset()
         headers = HTTPHeaders()
         body = []
         headerDataBytes = 0
@@ -173,21 +169,13 @@ public final class HTTPRequestParser {
     /// Moves the field being read into ``headers`` once its value is complete (trailer fields are dropped).
     /// Returns false, with ``callbackFailure`` set, for a name that is not a token: http_parser lets spaces through.
     func commitField() -> Bool {
-        guard lastCallbackWasValue || !fieldBytes.isEmpty else { return true }
-        guard !fieldBytes.isEmpty, fieldBytes.allSatisfy(HTTPResponseEncoder.isTokenByte) else {
+        do {
+            if let field = try fields.take(), stage == .header { headers.add(name: field.name, value: field.value) }
+            return true
+        } catch {
             callbackFailure = .malformed(reason: "invalid header field name")
             return false
         }
-        if stage == .header {
-            headers.add(
-                name: String(decoding: fieldBytes, as: UTF8.self),
-                value: HTTPRequestParser.trimmed(valueBytes)
-            )
-        }
-        fieldBytes.removeAll(keepingCapacity: true)
-        valueBytes.removeAll(keepingCapacity: true)
-        lastCallbackWasValue = false
-        return true
     }
 
     /// Checks the complete head (version, upgrade, Content-Length, Expect) and reports it.

@@ -55,24 +55,21 @@ extension HTTPResponseParser {
         headerBytes = 0
         inBody = false
         reasonBytes.removeAll(keepingCapacity: true)
-        fieldBytes.removeAll(keepingCapacity: true)
-        valueBytes.removeAll(keepingCapacity: true)
-        lastCallbackWasValue = false
+        fields.reset()
         headers = HTTPHeaders()
         body = []
     }
 
     func appendField(_ data: UnsafeRawBufferPointer) -> Int32 {
-        if lastCallbackWasValue, !commitField() {
+        if fields.fieldIsComplete, !commitField() {
             return HTTPResponseParser.stop
         }
-        fieldBytes.append(contentsOf: data)
+        fields.appendName(data)
         return countHeaderData(data.count)
     }
 
     func appendValue(_ data: UnsafeRawBufferPointer) -> Int32 {
-        valueBytes.append(contentsOf: data)
-        lastCallbackWasValue = true
+        fields.appendValue(data)
         return countHeaderData(data.count)
     }
 
@@ -88,20 +85,13 @@ extension HTTPResponseParser {
 
     /// Moves the field being read into ``headers`` once its value is complete; trailer fields are dropped.
     func commitField() -> Bool {
-        guard lastCallbackWasValue || !fieldBytes.isEmpty else { return true }
-        guard !fieldBytes.isEmpty, fieldBytes.allSatisfy(HTTPResponseEncoder.isTokenByte) else {
+        do {
+            if let field = try fields.take(), !inBody { headers.add(name: field.name, value: field.value) }
+            return true
+        } catch {
             callbackFailure = .malformedResponse(reason: "invalid header field name")
             return false
         }
-        if !inBody {
-            headers.add(
-                name: String(decoding: fieldBytes, as: UTF8.self), value: HTTPRequestParser.trimmed(valueBytes)
-            )
-        }
-        fieldBytes.removeAll(keepingCapacity: true)
-        valueBytes.removeAll(keepingCapacity: true)
-        lastCallbackWasValue = false
-        return true
     }
 
     /// Checks the complete head: the version, no protocol switch, and a declared length within the limit.

@@ -38,9 +38,7 @@ final class HTTPResponseParser {
     /// Whether the current message's header section is complete (later field callbacks are trailers).
     var inBody = false
     var reasonBytes: [UInt8] = []
-    var fieldBytes: [UInt8] = []
-    var valueBytes: [UInt8] = []
-    var lastCallbackWasValue = false
+    var fields = HTTPHeaderFieldReader()
     var headers = HTTPHeaders()
     var body: [UInt8] = []
 
