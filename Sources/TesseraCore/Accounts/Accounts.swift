@@ -106,11 +106,12 @@ public final class Accounts: Sendable {
             try await pool.query(
                 "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
                 [code.digest, user.userID, "VERIFY_EMAIL", address, self.clock.now().addingTimeInterval(Self.oobCodeLifetime)])
+            let link = self.link(code: code.secret, tenantID: tenantID)
             let message = EmailMessage(
                 to: address, subject: "Verify your e-mail address",
-                text: "Follow this link to verify your e-mail address:\n\n\(self.link(code: code.secret, tenantID: tenantID))\n\n"
+                text: "Follow this link to verify your e-mail address:\n\n\(link)\n\n"
                     + "If you did not ask for this, ignore this message.",
-                kind: "verify_email", link: self.link(code: code.secret, tenantID: tenantID), tenantId: tenantID)
+                kind: "verify_email", link: link, tenantId: tenantID)
             do {
                 try await self.email.send(message)
             } catch {

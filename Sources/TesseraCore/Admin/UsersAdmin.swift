@@ -30,12 +30,13 @@ public final class UsersAdmin: Sendable {
     /// `users.create`.
     public func create(tenantID: String?, _ fields: UserChanges, actor: AuditLog.Actor) async throws -> User {
         try actor.principal.require(tenant: tenantID)
+        let passwordHash = try await newPasswordHash(fields)
         let now = clock.now()
         var user = UserRecord(
             userID: try SecureRandom.identifier(), tenantID: tenantID, email: nil, emailVerified: false,
             phoneNumber: nil, displayName: nil, passwordHash: nil, phoneSignIn: false, disabled: false, createdAt: now,
             lastLoginAt: nil, tokensValidAfter: Date(timeIntervalSince1970: 0))
-        try await apply(fields, to: &user)
+        try apply(fields, to: &user, passwordHash: passwordHash)
         let created = user
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
@@ -88,19 +89,14 @@ public final class UsersAdmin: Sendable {
         tenantID: String?, localID: String, _ changes: UserChanges, actor: AuditLog.Actor
     ) async throws -> User {
         try actor.principal.require(tenant: tenantID)
-        var newHash: String?
-        if let password = changes.password {
-            try PasswordPolicy.check(password)
-            newHash = try await passwords.hash(password)
-        }
-        let passwordHash = newHash
+        let passwordHash = try await newPasswordHash(changes)
         let now = clock.now()
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 try await self.configs.requireTenant(transaction, tenantID)
                 var user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
                 let before = try await UserStore.publicView(transaction, user)
-                try await self.apply(changes, to: &user, passwordHash: passwordHash)
+                try self.apply(changes, to: &user, passwordHash: passwordHash)
                 try await UserStore.update(transaction, user)
                 var revokes = changes.password != nil || changes.disabled == true
                 if let kept = changes.keptEnrollmentIDs {
@@ -157,7 +153,14 @@ public final class UsersAdmin: Sendable {
         }
     }
 
-    private func apply(_ changes: UserChanges, to user: inout UserRecord, passwordHash: String? = nil) async throws {
+    /// The scrypt hash of the new password, checked first (`WEAK_PASSWORD`); nil when there is none.
+    private func newPasswordHash(_ changes: UserChanges) async throws -> String? {
+        guard let password = changes.password else { return nil }
+        try PasswordPolicy.check(password)
+        return try await passwords.hash(password)
+    }
+
+    private func apply(_ changes: UserChanges, to user: inout UserRecord, passwordHash: String?) throws {
         if let email = changes.email {
             let normalized = try EmailAddress.normalize(email)
             if normalized != user.email { user.emailVerified = false }
@@ -180,12 +183,7 @@ public final class UsersAdmin: Sendable {
             user.displayName = displayName.isEmpty ? nil : try DisplayName.check(displayName)
         }
         if let disabled = changes.disabled { user.disabled = disabled }
-        if let passwordHash {
-            user.passwordHash = passwordHash
-        } else if let password = changes.password {
-            try PasswordPolicy.check(password)
-            user.passwordHash = try await passwords.hash(password)
-        }
+        if let passwordHash { user.passwordHash = passwordHash }
     }
 
     private static func find(

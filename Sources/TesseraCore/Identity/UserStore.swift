@@ -10,25 +10,26 @@ enum UserStore {
 
     /// The user with id `userID` in tenant `tenantID`, or nil.
     static func find(_ db: some SQLRunner, id userID: String, tenantID: String?) async throws -> UserRecord? {
-        let result = try await db.query(
-            "SELECT \(UserRecord.columns) FROM users WHERE user_id = $1 AND coalesce(tenant_id, '') = $2",
-            [userID, key(tenantID)])
-        return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
+        try await findOne(db, column: "user_id", equals: userID, tenantID: tenantID)
     }
 
     /// The user with (normalized) e-mail `email` in tenant `tenantID`, or nil.
     static func find(_ db: some SQLRunner, email: String, tenantID: String?) async throws -> UserRecord? {
-        let result = try await db.query(
-            "SELECT \(UserRecord.columns) FROM users WHERE coalesce(tenant_id, '') = $1 AND email = $2",
-            [key(tenantID), email])
-        return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
+        try await findOne(db, column: "email", equals: email, tenantID: tenantID)
     }
 
     /// The user with phone number `phoneNumber` in tenant `tenantID`, or nil.
     static func find(_ db: some SQLRunner, phoneNumber: String, tenantID: String?) async throws -> UserRecord? {
+        try await findOne(db, column: "phone_number", equals: phoneNumber, tenantID: tenantID)
+    }
+
+    /// The user of `tenantID` whose `column` (a fixed, unique-per-tenant column name) equals `value`, or nil.
+    private static func findOne(
+        _ db: some SQLRunner, column: StaticString, equals value: String, tenantID: String?
+    ) async throws -> UserRecord? {
         let result = try await db.query(
-            "SELECT \(UserRecord.columns) FROM users WHERE coalesce(tenant_id, '') = $1 AND phone_number = $2",
-            [key(tenantID), phoneNumber])
+            "SELECT \(UserRecord.columns) FROM users WHERE coalesce(tenant_id, '') = $1 AND \(column) = $2",
+            [key(tenantID), value])
         return try result.rows.first.map { row throws(PostgresError) in try UserRecord(row: row) }
     }
 
