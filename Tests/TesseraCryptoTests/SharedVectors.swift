@@ -1,20 +1,22 @@
 import FoundationEssentials
 
-/// Loads the JSON test vectors of the shared folder: `$TESSERA_SHARED_DIR/spec/vectors`, or
-/// `<repository root>/../shared/spec/vectors`. A missing or unreadable file fails the test that asked for it.
+/// Loads the JSON test vectors of the shared folder: `$TESSERA_SHARED_DIR/spec/vectors`, else
+/// `$SHARED/spec/vectors` (the Makefile exports SHARED), else `<repository root>/../shared/spec/vectors`. A missing
+/// or unreadable file fails the test that asked for it.
 enum SharedVectors {
     struct Missing: Error, CustomStringConvertible {
         let path: String
         let reason: String
         var description: String {
             "shared test vectors cannot be read at \(path) (\(reason)); "
-                + "set TESSERA_SHARED_DIR to the shared folder that holds spec/vectors"
+                + "set TESSERA_SHARED_DIR or SHARED to the shared folder that holds spec/vectors"
         }
     }
 
     static var directory: String {
-        if let shared = ProcessInfo.processInfo.environment["TESSERA_SHARED_DIR"], !shared.isEmpty {
-            return shared + "/spec/vectors"
+        let environment = ProcessInfo.processInfo.environment
+        for variable in ["TESSERA_SHARED_DIR", "SHARED"] {
+            if let shared = environment[variable], !shared.isEmpty { return shared + "/spec/vectors" }
         }
         // #filePath is <root>/Tests/TesseraCryptoTests/SharedVectors.swift: three levels up is the root.
         var root = URL(filePath: #filePath)
