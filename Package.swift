@@ -26,10 +26,12 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         .target(name: "TesseraJSON", swiftSettings: swiftSettings),
         .target(name: "TesseraMetrics", swiftSettings: swiftSettings),
         .target(name: "TesseraCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "TesseraQRCode", dependencies: ["CQRencode"], swiftSettings: swiftSettings),
         .target(
             name: "TesseraLoop",
             dependencies: ["CLibUV", .product(name: "Logging", package: "swift-log")],
@@ -80,6 +82,7 @@ let package = Package(
 
         .testTarget(name: "TesseraJSONTests", dependencies: ["TesseraJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "TesseraQRCodeTests", dependencies: ["TesseraQRCode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TesseraPostgresTests", dependencies: ["TesseraPostgres", "TesseraLoop"], swiftSettings: swiftSettings
         ),
