@@ -42,6 +42,25 @@ struct RPCMethod: Sendable {
         }
     }
 
+    /// Wraps a handler of plain JSON params and results, described by the given schemas.
+    init(
+        name: String, summary: String, paramsSchema: JSONValue, resultSchema: JSONValue,
+        handler: @escaping @Sendable (JSONObject, RPCContext) async throws -> JSONValue
+    ) {
+        self.name = name
+        self.summary = summary
+        self.paramsSchema = paramsSchema
+        self.resultSchema = resultSchema
+        invoke = { rawParams, context async throws(RPCError) -> JSONValue in
+            let params = try RPCMethod.decodeParams(JSONObject.self, from: rawParams)
+            do {
+                return try await handler(params, context)
+            } catch {
+                throw RPCMethod.rpcError(for: error, method: name, logger: context.logger)
+            }
+        }
+    }
+
     /// Decodes by-name params strictly. Absent params decode from `{}`; an array is refused, except `[]` for
     /// ``RPCNoParams``.
     static func decodeParams<Params: Decodable>(

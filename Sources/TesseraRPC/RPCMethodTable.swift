@@ -1,3 +1,5 @@
+public import TesseraJSON
+
 /// Decides who is calling: returns the context with ``RPCContext/principal`` set, or throws (an ``RPCError`` or an
 /// ``RPCErrorConvertible``) to refuse the call.
 public typealias RPCAuthenticator = @Sendable (RPCContext) async throws -> RPCContext
@@ -34,9 +36,27 @@ public struct RPCMethodTable: Sendable {
         _ name: String, summary: String, params: Params.Type, result: Result.Type,
         handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
     ) {
-        precondition(!name.isEmpty, "an RPC method needs a name")
-        precondition(!name.hasPrefix("rpc."), "RPC method names starting with 'rpc.' are reserved: \(name)")
-        precondition(!methods.contains { $0.name == name }, "RPC method registered twice: \(name)")
-        methods.append(RPCMethod(name: name, summary: summary, params: params, result: result, handler: handler))
+        add(RPCMethod(name: name, summary: summary, params: params, result: result, handler: handler))
+    }
+
+    /// Registers a method whose params and result are plain JSON, for methods whose members are only known at
+    /// start-up (the factor plugins of the multi-factor methods). `paramsSchema` and `resultSchema` describe them
+    /// in the OpenRPC document. Absent params arrive as `{}`; positional params are refused before `handler` runs.
+    /// The handler checks the members itself and throws errors as a typed handler does. Names follow the rules of
+    /// the typed variant.
+    public mutating func register(
+        _ name: String, summary: String, paramsSchema: JSONValue, resultSchema: JSONValue,
+        handler: @escaping @Sendable (JSONObject, RPCContext) async throws -> JSONValue
+    ) {
+        add(
+            RPCMethod(
+                name: name, summary: summary, paramsSchema: paramsSchema, resultSchema: resultSchema, handler: handler))
+    }
+
+    private mutating func add(_ method: RPCMethod) {
+        precondition(!method.name.isEmpty, "an RPC method needs a name")
+        precondition(!method.name.hasPrefix("rpc."), "RPC method names starting with 'rpc.' are reserved: \(method.name)")
+        precondition(!methods.contains { $0.name == method.name }, "RPC method registered twice: \(method.name)")
+        methods.append(method)
     }
 }

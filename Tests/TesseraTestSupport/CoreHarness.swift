@@ -1,0 +1,126 @@
+public import FoundationEssentials
+import Logging
+import Synchronization
+public import TesseraCore
+import TesseraCrypto
+public import TesseraLoop
+public import TesseraPostgres
+
+/// Core services over the test database (`TESSERA_TEST_DATABASE_URL`, migrated here), a manual clock, cheap
+/// scrypt and a recording e-mail sender: the set-up of every test that needs the domain layer.
+public struct CoreHarness: Sendable {
+    public let services: CoreServices
+    public let clock: ManualWallClock
+    public let mail: RecordingEmailSender
+    public let database: PostgresClient
+
+    /// The issuer of the harness's tokens.
+    public static let issuer = "https://tessera.test"
+    /// scrypt at a cost tests can afford.
+    public static let cheapHasher = PasswordHasher(parameters: try! ScryptParameters(logN: 10, r: 8, p: 1))
+
+    /// The harness was run without `TESSERA_TEST_DATABASE_URL`.
+    public struct NoTestDatabase: Error, CustomStringConvertible {
+        public var description: String { "TESSERA_TEST_DATABASE_URL is not set: run the tests with `make test`" }
+    }
+
+    /// Runs `body` with fresh services after applying `migrations`; the database is shared, so tests use unique
+    /// addresses and tenants.
+    public static func run<T>(
+        migrations: [Migration] = CoreMigrations.all, mailFails: Bool = false, _ body: (CoreHarness) async throws -> T
+    ) async throws -> T {
+        guard let url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw NoTestDatabase()
+        }
+        _ = try Migrator.migrate(url: url, migrations: migrations)
+        let group = try EventLoopGroup(loopCount: 1)
+        let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
+        try await database.start(timeout: .seconds(5))
+        defer { group.shutdown() }
+        // A whole second, so times survive the database's microsecond precision unchanged.
+        let clock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        let mail = RecordingEmailSender(fails: mailFails)
+        // The e2e server shares this database and seals its signing keys under the dev master key: use it too.
+        let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
+            try MasterKey.load(fromFile: $0)
+        }
+        let services = try CoreServices(
+            database: database, issuer: issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey), email: mail,
+            clock: clock, hasher: cheapHasher)
+        try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test"))
+        let harness = CoreHarness(services: services, clock: clock, mail: mail, database: database)
+        do {
+            let value = try await body(harness)
+            await database.shutdown()
+            return value
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// Checks a project-level password the way a sign-in does.
+    public func checkPassword(email: String, password: String) async throws {
+        let accounts = services.accounts
+        try await database.withPool { pool in
+            _ = try await accounts.checkPassword(pool, email: email, password: password, tenantID: nil)
+        }
+    }
+
+    /// Checks an ID token of the project level as user methods do.
+    public func verify(idToken: String, tenantID: String? = nil) async throws {
+        let tokens = services.tokens
+        try await database.withPool { pool in
+            _ = try await tokens.verify(pool, idToken: idToken, tenantID: tenantID)
+        }
+    }
+
+    /// Runs SQL on the test database, for set-up a public method cannot do.
+    @discardableResult
+    public func sql(_ text: String, _ parameters: [any PostgresEncodable & Sendable] = []) async throws -> Int {
+        try await database.withPool { pool in try await pool.query(text, parameters).rowCount }
+    }
+
+    /// A fresh address.
+    public static func email(_ prefix: String = "core") -> String {
+        "\(prefix)-\(UInt64.random(in: 0 ... .max))@example.com"
+    }
+}
+
+/// Keeps every message; fails with `DELIVERY_FAILED` when told to.
+public final class RecordingEmailSender: EmailSender {
+    let fails: Bool
+    private let messages = Mutex<[EmailMessage]>([])
+
+    init(fails: Bool) { self.fails = fails }
+
+    /// Records `message`, or fails.
+    public func send(_ message: EmailMessage) async throws {
+        guard !fails else { throw AuthError(.deliveryFailed, "the test webhook is down") }
+        messages.withLock { $0.append(message) }
+    }
+
+    /// The messages sent so far.
+    public var sent: [EmailMessage] { messages.withLock { $0 } }
+}
+
+/// The reason `body` fails with, or nil when it succeeds; an error that is not an ``AuthError`` is rethrown, so the
+/// test fails with it.
+public func reason(_ body: () async throws -> Void) async throws -> AuthReason? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error.reason
+    }
+}
+
+/// The error `body` fails with, or nil when it succeeds; other errors are rethrown.
+public func authError(_ body: () async throws -> Void) async throws -> AuthError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error
+    }
+}
