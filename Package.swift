@@ -63,10 +63,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MultiFactor",
+            dependencies: [
+                "TesseraCore", "TesseraPostgres", "TesseraCrypto", "TesseraJSON", "TesseraMetrics",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TOTPFactor",
+            dependencies: ["MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraJSON", "TesseraPostgres", "TesseraQRCode"],
+            path: "Plugins/TOTPFactor",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", .product(name: "Logging", package: "swift-log"),
+                "TesseraCore", "MultiFactor", "TOTPFactor", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -98,9 +112,28 @@ let package = Package(
             dependencies: ["TesseraRPC", "TesseraJSON", "TesseraHTTP"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: [
+                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TesseraTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TesseraCoreTests",
-            dependencies: ["TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON", "TesseraCrypto"],
+            dependencies: [
+                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON", "TesseraCrypto", "TesseraTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MultiFactorTests",
+            dependencies: [
+                "MultiFactor", "TOTPFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
+                "TesseraCrypto", "TesseraMetrics", "TesseraTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -4,6 +4,10 @@ public import TesseraPostgres
 
 /// Every domain service of the core module, built once at start-up over one database and clock.
 public struct CoreServices: Sendable {
+    /// The database every service works on.
+    public let database: PostgresClient
+    /// Seals secrets at rest (signing keys, factor secrets).
+    public let keyRing: KeyRing
     public let clock: any WallClock
     public let configs: ConfigStore
     public let signingKeys: SigningKeys
@@ -18,6 +22,8 @@ public struct CoreServices: Sendable {
         database: PostgresClient, issuer: String, keyRing: KeyRing, email: any EmailSender,
         clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher()
     ) throws {
+        self.database = database
+        self.keyRing = keyRing
         self.clock = clock
         configs = ConfigStore()
         signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)

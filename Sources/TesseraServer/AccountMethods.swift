@@ -1,3 +1,4 @@
+import MultiFactor
 import TesseraCore
 import TesseraJSON
 import TesseraRPC
@@ -61,20 +62,20 @@ enum AccountMethods {
     }
 
     /// Registers the methods on `table`.
-    static func register(_ accounts: Accounts, into table: inout RPCMethodTable) {
+    static func register(_ accounts: Accounts, router: MultiFactorRouter, into table: inout RPCMethodTable) {
         table.register(
             "accounts.signUp", summary: "Creates a password account and signs it in.", params: SignUpParams.self,
             result: TokenResult.self
         ) { params, _ in
-            try await accounts.signUp(
+            try await router.signUp(
                 email: params.email, password: params.password, displayName: params.displayName,
                 tenantID: params.tenantId)
         }
         table.register(
-            "accounts.signInWithPassword", summary: "Signs in with e-mail and password.", params: SignInParams.self,
-            result: TokenResult.self
+            "accounts.signInWithPassword", summary: "Signs in with e-mail and password; may answer an MFA challenge.",
+            params: SignInParams.self, result: SignInOutcome.self
         ) { params, _ in
-            try await accounts.signInWithPassword(
+            try await router.signInWithPassword(
                 email: params.email, password: params.password, tenantID: params.tenantId)
         }
         table.register(
@@ -98,7 +99,7 @@ enum AccountMethods {
             "accounts.lookup", summary: "Returns the signed-in user.", params: IDTokenParams.self,
             result: LookupResult.self
         ) { params, _ in
-            LookupResult(user: try await accounts.lookup(idToken: params.idToken, tenantID: params.tenantId))
+            LookupResult(user: try await router.lookup(idToken: params.idToken, tenantID: params.tenantId))
         }
         table.register(
             "accounts.delete", summary: "Deletes the signed-in user.", params: IDTokenParams.self,

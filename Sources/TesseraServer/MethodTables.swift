@@ -1,12 +1,14 @@
+import MultiFactor
 import TesseraCore
 import TesseraHTTP
 import TesseraRPC
 
 /// The JSON-RPC methods of the public listener (API §3, §4).
 enum PublicMethods {
-    static func table(_ services: CoreServices) -> RPCMethodTable {
+    static func table(_ services: CoreServices, router: MultiFactorRouter) -> RPCMethodTable {
         var table = RPCMethodTable(title: "Tessera public API", version: "1")
-        AccountMethods.register(services.accounts, into: &table)
+        AccountMethods.register(services.accounts, router: router, into: &table)
+        MultiFactorMethods.register(router, into: &table)
         return table
     }
 }

@@ -4,6 +4,7 @@ public import TesseraLoop
 public import TesseraMetrics
 public import TesseraPostgres
 public import TesseraCore
+import MultiFactor
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
 /// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
@@ -25,11 +26,14 @@ public final class TesseraServer: Sendable {
         let metrics = MetricsRegistry()
         self.metrics = metrics
         let instruments = Instruments(registry: metrics, database: database)
+        let multiFactor = MultiFactorRouter(
+            services: services, registry: StandardFactors.registry, logger: logger, metrics: metrics)
         publicServer = configuration.publicListen.map { address in
             let routes = Routes(listener: "public", instruments: instruments, logger: logger)
             return HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
-                router: routes.publicRouter(methods: PublicMethods.table(services), services: services),
+                router: routes.publicRouter(
+                    methods: PublicMethods.table(services, router: multiFactor), services: services),
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
+import TesseraTestSupport
 
 /// The time-dependent and failure paths of accounts and tokens, with a manual clock against the real database.
 @Suite(.serialized) struct AccountsTests {
@@ -15,20 +16,20 @@ import TesseraPostgres
             let email = CoreHarness.email()
             _ = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
             for _ in 0..<10 {
-                #expect(await reason {
-                    _ = try await accounts.signInWithPassword(email: email, password: "wrong password", tenantID: nil)
+                #expect(try await reason {
+                    try await harness.checkPassword(email: email, password: "wrong password")
                 } == .invalidLoginCredentials)
             }
             harness.clock.advance(by: 600)
             do {
-                _ = try await accounts.signInWithPassword(email: email, password: password, tenantID: nil)
+                try await harness.checkPassword(email: email, password: password)
                 Issue.record("the eleventh attempt was let through")
             } catch let error as AuthError {
                 #expect(error.reason == .tooManyAttemptsTryLater)
                 #expect(error.retryAfter == 300)
             }
             harness.clock.advance(by: 301)
-            _ = try await accounts.signInWithPassword(email: email, password: password, tenantID: nil)
+            try await harness.checkPassword(email: email, password: password)
         }
     }
 
@@ -38,11 +39,11 @@ import TesseraPostgres
             let tokens = try await accounts.signUp(
                 email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
             harness.clock.advance(by: 3600 + 31)
-            #expect(await reason { _ = try await accounts.lookup(idToken: tokens.idToken, tenantID: nil) } == .tokenExpired)
+            #expect(try await reason { try await harness.verify(idToken: tokens.idToken) } == .tokenExpired)
             let rotated = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
-            _ = try await accounts.lookup(idToken: rotated.idToken, tenantID: nil)
+            try await harness.verify(idToken: rotated.idToken)
             harness.clock.advance(by: 30 * 86_400 + 1)
-            #expect(await reason {
+            #expect(try await reason {
                 _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
             } == .invalidRefreshToken)
         }
@@ -57,15 +58,15 @@ import TesseraPostgres
             let link = try #require(harness.mail.sent.last?.link)
             let code = try #require(link.split(separator: "oobCode=").last.map(String.init))
             harness.clock.advance(by: Accounts.oobCodeLifetime + 1)
-            #expect(await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .sessionExpired)
-            #expect(await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .invalidOOBCode)
+            #expect(try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .sessionExpired)
+            #expect(try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .invalidOOBCode)
         }
         try await CoreHarness.run(mailFails: true) { harness in
             let accounts = harness.services.accounts
             let tokens = try await accounts.signUp(
                 email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
             let before = try await Self.codeCount(harness, userID: tokens.localId)
-            #expect(await reason {
+            #expect(try await reason {
                 _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
             } == .deliveryFailed)
             #expect(try await Self.codeCount(harness, userID: tokens.localId) == before)
@@ -83,7 +84,7 @@ import TesseraPostgres
             let newKid = try await harness.services.signingKeys.rotate(actor: actor)
             let published = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
             #expect(Set(published).isSuperset(of: oldKids + [newKid]))
-            _ = try await accounts.lookup(idToken: tokens.idToken, tenantID: nil)
+            try await harness.verify(idToken: tokens.idToken)
             harness.clock.advance(by: SigningKeys.retiredKeyPublication + 1)
             harness.services.signingKeys.invalidate()
             let later = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
@@ -107,7 +108,7 @@ import TesseraPostgres
                 IDTokenClaims.self, from: try JSONParser().parse(try Base64URL.decode(parts[1])))
             let selfSigned = try otherKey.sign(payload)
             for forgery in [unsigned, badSignature, selfSigned, "", "a.b.c"] {
-                #expect(await reason { _ = try await accounts.lookup(idToken: forgery, tenantID: nil) } == .invalidIDToken)
+                #expect(try await reason { try await harness.verify(idToken: forgery) } == .invalidIDToken)
             }
         }
     }

@@ -2,7 +2,7 @@ public import FoundationEssentials
 import Logging
 import Synchronization
 public import TesseraCore
-import TesseraCrypto
+public import TesseraCrypto
 public import TesseraLoop
 public import TesseraPostgres
 

@@ -34,9 +34,11 @@ public final class Accounts: Sendable {
 
     /// `accounts.signUp`: a new password user, signed in. `EMAIL_EXISTS` when the tenant already has the
     /// address (decided by a unique index, so concurrent sign-ups of one address make exactly one account);
-    /// `OPERATION_NOT_ALLOWED` when password sign-up is off.
+    /// `OPERATION_NOT_ALLOWED` when password sign-up is off. `enrollmentRequired` says whether the configuration
+    /// in force asks a user without enrolments to enrol a second factor (API §4 rule 5); the tokens then say so.
     public func signUp(
-        email rawEmail: String, password: String, displayName: String?, tenantID: String?
+        email rawEmail: String, password: String, displayName: String?, tenantID: String?,
+        enrollmentRequired: @escaping @Sendable (EffectiveConfig) -> Bool = { _ in false }
     ) async throws -> TokenResult {
         try await database.withPool { pool in
             let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
@@ -53,20 +55,22 @@ public final class Accounts: Sendable {
                 phoneNumber: nil, displayName: displayName, passwordHash: hash, phoneSignIn: false, disabled: false,
                 createdAt: now, lastLoginAt: now, tokensValidAfter: Date(timeIntervalSince1970: 0))
             try await UserStore.insert(pool, user)
-            let session = SignInSession(userID: user.userID, tenantID: tenantID, authTime: now, provider: "password")
+            let session = SignInSession(
+                userID: user.userID, tenantID: tenantID, authTime: now, provider: "password",
+                mfaEnrollmentRequired: enrollmentRequired(config))
             var result = try await self.tokens.issue(pool, session: session, user: user)
             result.email = email
             return result
         }
     }
 
-    /// Checks an e-mail and password: the user when they match. Every mismatch is `INVALID_LOGIN_CREDENTIALS`,
-    /// which never says whether the account exists; `USER_DISABLED` only after a correct password; too many
-    /// failures `TOO_MANY_ATTEMPTS_TRY_LATER`.
+    /// Checks an e-mail and password of a tenant (or the project level) whose configuration the caller has
+    /// resolved: the user when they match. Every mismatch is `INVALID_LOGIN_CREDENTIALS`, which never says whether
+    /// the account exists; `USER_DISABLED` only after a correct password; too many failures
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER`. Nothing is recorded as a sign-in: the caller decides what follows.
     public func checkPassword(
         _ pool: PostgresPool, email rawEmail: String, password: String, tenantID: String?
     ) async throws -> UserRecord {
-        _ = try await configs.forUserMethod(pool, tenantID: tenantID)
         let invalid = AuthError(.invalidLoginCredentials, "The e-mail address or the password is wrong.")
         guard let email = try? EmailAddress.normalize(rawEmail), PasswordPolicy.lengths.contains(password.count) else {
             throw invalid
@@ -80,25 +84,14 @@ public final class Accounts: Sendable {
         return user
     }
 
-    /// `accounts.signInWithPassword` without a second factor: tokens for a correct e-mail and password.
-    public func signInWithPassword(email: String, password: String, tenantID: String?) async throws -> TokenResult {
-        try await database.withPool { pool in
-            var user = try await self.checkPassword(pool, email: email, password: password, tenantID: tenantID)
-            let now = self.clock.now()
-            user.lastLoginAt = now
-            try await pool.query("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])
-            let session = SignInSession(userID: user.userID, tenantID: tenantID, authTime: now, provider: "password")
-            return try await self.tokens.issue(pool, session: session, user: user)
-        }
-    }
-
     /// `accounts.sendOobCode` with `VERIFY_EMAIL`: mails the signed-in user a link carrying a single-use code
     /// (stored hashed). When delivery finally fails the code is deleted and the call fails with
     /// `DELIVERY_FAILED`. Returns the address mailed.
     public func sendVerificationEmail(idToken: String, tenantID: String?) async throws -> String {
         try await database.withPool { pool in
             _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(
+                pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
             guard let address = user.email else {
                 throw AuthError(.invalidEmail, "The account has no e-mail address to verify.")
             }
@@ -157,15 +150,6 @@ public final class Accounts: Sendable {
                 return .success((userID, address))
             }
             return try outcome.get()
-        }
-    }
-
-    /// `accounts.lookup`: the signed-in user.
-    public func lookup(idToken: String, tenantID: String?) async throws -> User {
-        try await database.withPool { pool in
-            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
-            return try await UserStore.publicView(pool, user)
         }
     }
 

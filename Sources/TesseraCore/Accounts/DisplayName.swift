@@ -1,10 +1,10 @@
 /// Users' display names: optional, at most 256 characters, no control characters.
-enum DisplayName {
+public enum DisplayName {
     /// The longest name accepted.
-    static let maximumLength = 256
+    public static let maximumLength = 256
 
     /// `name` when acceptable, else `INVALID_ARGUMENT`.
-    static func check(_ name: String?) throws(AuthError) -> String? {
+    public static func check(_ name: String?) throws(AuthError) -> String? {
         guard let name else { return nil }
         guard name.count <= maximumLength, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else {

@@ -18,25 +18,68 @@ public struct User: Codable, Sendable, Equatable {
     public var mfaInfo: [MfaEnrollment]
 }
 
-/// One second-factor enrolment as the API shows it (API §3 `MfaEnrollment`): `phoneInfo` is the full number for
-/// the owner and admins and the masked number in a challenge; `totpInfo` is always `{}`.
-public struct MfaEnrollment: Codable, Sendable, Equatable {
+/// One second-factor enrolment as the API shows it (API §3 `MfaEnrollment`): its id, display name and date, and the
+/// members its factor adds (`phoneInfo`, `totpInfo`, …) side by side with them in the JSON object. The factor's
+/// plugin decides those members: the full phone number for the owner and admins, the masked one in a challenge,
+/// `totpInfo: {}` for TOTP.
+public struct MfaEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing {
     public var mfaEnrollmentId: String
     public var displayName: String?
     /// RFC 3339.
     public var enrolledAt: String
-    public var phoneInfo: String?
-    public var totpInfo: JSONObject?
+    /// The factor's members, encoded next to the common ones.
+    public var factorInfo: JSONObject
 
     /// Creates an enrolment description.
-    public init(
-        mfaEnrollmentId: String, displayName: String?, enrolledAt: String, phoneInfo: String? = nil,
-        totpInfo: JSONObject? = nil
-    ) {
+    public init(mfaEnrollmentId: String, displayName: String?, enrolledAt: String, factorInfo: JSONObject) {
         self.mfaEnrollmentId = mfaEnrollmentId
         self.displayName = displayName
         self.enrolledAt = enrolledAt
-        self.phoneInfo = phoneInfo
-        self.totpInfo = totpInfo
+        self.factorInfo = factorInfo
+    }
+
+    private static let commonKeys: Set<String> = ["mfaEnrollmentId", "displayName", "enrolledAt"]
+
+    /// Reads the common members and keeps every other member as factor info.
+    public init(from decoder: any Decoder) throws {
+        var object = try JSONObject(from: decoder)
+        guard let id = object["mfaEnrollmentId"]?.stringValue, let enrolledAt = object["enrolledAt"]?.stringValue else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "mfaEnrollmentId and enrolledAt are required"))
+        }
+        mfaEnrollmentId = id
+        self.enrolledAt = enrolledAt
+        displayName = object["displayName"]?.stringValue
+        for key in Self.commonKeys { object[key] = nil }
+        factorInfo = object
+    }
+
+    /// Writes the common members, then the factor's.
+    public func encode(to encoder: any Encoder) throws {
+        var object = JSONObject()
+        object["mfaEnrollmentId"] = .string(mfaEnrollmentId)
+        if let displayName { object["displayName"] = .string(displayName) }
+        object["enrolledAt"] = .string(enrolledAt)
+        for member in factorInfo.members where !Self.commonKeys.contains(member.key) {
+            object[member.key] = member.value
+        }
+        try object.encode(to: encoder)
+    }
+
+    /// The common members, and any factor members.
+    public static var jsonSchema: JSONValue {
+        [
+            "type": "object",
+            "properties": [
+                "mfaEnrollmentId": ["type": "string"], "displayName": ["type": "string"],
+                "enrolledAt": ["type": "string"], "phoneInfo": ["type": "string"], "totpInfo": ["type": "object"],
+            ],
+            "required": ["mfaEnrollmentId", "enrolledAt"],
+        ]
+    }
+
+    /// An example enrolment.
+    public static var schemaExample: MfaEnrollment {
+        MfaEnrollment(mfaEnrollmentId: "", displayName: nil, enrolledAt: "", factorInfo: JSONObject())
     }
 }

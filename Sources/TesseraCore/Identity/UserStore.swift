@@ -1,15 +1,15 @@
-import FoundationEssentials
+public import FoundationEssentials
 import TesseraJSON
 import TesseraPostgres
 
 /// The queries on `users` and `mfa_enrollments`. Every lookup names the tenant (`coalesce(tenant_id, '')`,
 /// the empty string for the project level), so a user of one tenant is never found through another (DESIGN §4).
-enum UserStore {
+public enum UserStore {
     /// The tenant key of the queries: the tenant id, or `''` for the project level.
-    static func key(_ tenantID: String?) -> String { tenantID ?? "" }
+    public static func key(_ tenantID: String?) -> String { tenantID ?? "" }
 
     /// The user with id `userID` in tenant `tenantID`, or nil.
-    static func find(_ db: some SQLRunner, id userID: String, tenantID: String?) async throws -> UserRecord? {
+    public static func find(_ db: some SQLRunner, id userID: String, tenantID: String?) async throws -> UserRecord? {
         try await findOne(db, column: "user_id", equals: userID, tenantID: tenantID)
     }
 
@@ -74,7 +74,7 @@ enum UserStore {
 
     /// Revokes every token of `userID` issued up to `now`: ID tokens by moving `tokens_valid_after`, refresh
     /// tokens by revoking every family.
-    static func revokeTokens(_ db: some SQLRunner, userID: String, now: Date) async throws {
+    public static func revokeTokens(_ db: some SQLRunner, userID: String, now: Date) async throws {
         try await db.query(
             "UPDATE users SET tokens_valid_after = date_trunc('second', $2::timestamptz) WHERE user_id = $1",
             [userID, now])
@@ -82,21 +82,19 @@ enum UserStore {
             "UPDATE token_families SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL", [userID, now])
     }
 
-    /// The user's enrolments, oldest first, with full phone numbers.
-    static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MfaEnrollment] {
+    /// The user's enrolments, oldest first, as their owner sees them (the `public_info` their factor stored).
+    public static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MfaEnrollment] {
         let result = try await db.query(
             """
-            SELECT enrollment_id, display_name, enrolled_at, factor, public_info::text FROM mfa_enrollments
+            SELECT enrollment_id, display_name, enrolled_at, public_info::text FROM mfa_enrollments
             WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
             """, [userID])
         return try result.rows.map { row in
-            let info = try JSONParser().parse(Array(try row.decode(String.self, at: 4).utf8))
-            return MfaEnrollment(
+            MfaEnrollment(
                 mfaEnrollmentId: try row.decode(String.self, at: 0),
                 displayName: try row.decode(String?.self, at: 1),
                 enrolledAt: RFC3339.string(from: try row.decode(Date.self, at: 2)),
-                phoneInfo: info.objectValue?["phoneInfo"]?.stringValue,
-                totpInfo: try row.decode(String.self, at: 3) == "totp" ? JSONObject() : nil)
+                factorInfo: try ConfigStore.object(try row.decode(String.self, at: 3)))
         }
     }
 

@@ -99,12 +99,18 @@ public final class Tokens: Sendable {
     /// Checks an ID token and the state of its user: signature, issuer, audience, lifetime, tenant
     /// (`TENANT_ID_MISMATCH`), and that the user still exists (`USER_NOT_FOUND`), is enabled (`USER_DISABLED`)
     /// and has not had their tokens revoked since (`TOKEN_EXPIRED`).
+    ///
+    /// A token that carries `mfa_enrollment_required` (API §4 rule 5) is `MFA_ENROLLMENT_REQUIRED` unless
+    /// `acceptingEnrollmentRequired`: only the methods that lead to an enrolment accept it.
     public func verify(
-        _ pool: PostgresPool, idToken: String, tenantID: String?
+        _ pool: PostgresPool, idToken: String, tenantID: String?, acceptingEnrollmentRequired: Bool = false
     ) async throws -> (claims: IDTokenClaims, user: UserRecord) {
         let claims = try await verifiedClaims(idToken)
         guard claims.tenant == tenantID else {
             throw AuthError(.tenantIDMismatch, "The ID token belongs to another tenant.")
+        }
+        guard acceptingEnrollmentRequired || claims.mfaEnrollmentRequired != true else {
+            throw AuthError(.mfaEnrollmentRequired, "Enrol a second factor first; this token allows nothing else.")
         }
         guard let user = try await UserStore.find(pool, id: claims.sub, tenantID: tenantID) else {
             throw AuthError(.userNotFound, "There is no user for this ID token; it may have been deleted.")

@@ -1,0 +1,122 @@
+import FoundationEssentials
+public import MultiFactor
+public import TesseraCore
+import TesseraCrypto
+public import TesseraJSON
+import TesseraPostgres
+import TesseraQRCode
+
+/// The TOTP second factor (API §4 "TOTP factor"): RFC 6238 with HMAC-SHA1, 6 digits and a 30 s period over a
+/// 160-bit secret from the CSPRNG.
+///
+/// - Enrolment: start makes the secret (kept sealed in the router's session until finalize) and returns it with
+///   its `otpauth://` URI; a page gets a QR code of the URI as SVG. Finalize checks a code and stores the secret
+///   sealed under the master key, with the step of that code as the last step accepted.
+/// - Sign-in: a code is accepted when it matches a step within ±`adjacentIntervals` of now (effective config,
+///   0–10) that is later than the last step accepted; the step is then recorded by a compare-and-swap in the
+///   database, so across a fleet exactly one use of a code (or of any earlier one) succeeds.
+public struct TOTPFactor: Factor {
+    /// The factor id.
+    public static let id: FactorID = "totp"
+    /// Digits per code.
+    public static let digits = 6
+    /// Seconds per time step.
+    public static let period = 30
+    /// Bytes of secret (160 bits).
+    public static let secretByteCount = 20
+    /// How long an enrolment session lasts (API §9).
+    public static let enrollmentLifetime: Double = 600
+
+    /// The factor.
+    public init() {}
+
+    /// `totpEnrollmentInfo: {}` → `totpSessionInfo`; `totpVerificationInfo: {sessionInfo?, verificationCode}`.
+    public var descriptor: FactorDescriptor {
+        FactorDescriptor(
+            id: Self.id,
+            enrollmentInfo: FactorMember("totpEnrollmentInfo", schema: ["type": "object", "additionalProperties": false]),
+            enrollmentResult: FactorMember("totpSessionInfo", schema: JSONSchema.of(TOTPSessionInfo.self)),
+            verificationInfo: FactorMember(
+                "totpVerificationInfo",
+                schema: [
+                    "type": "object",
+                    "properties": ["sessionInfo": ["type": "string"], "verificationCode": ["type": "string"]],
+                    "required": ["verificationCode"], "additionalProperties": false,
+                ]),
+            enrollmentLifetime: Self.enrollmentLifetime, migrations: TOTPMigrations.all)
+    }
+
+    /// Enabled when the effective config has an enabled TOTP provider config (API §4 rule 2).
+    public func isEnabled(by config: MultiFactorAuthConfig) -> Bool {
+        config.totpAdjacentIntervals != nil
+    }
+
+    /// A new secret, its base32 form, URI and QR code.
+    public func startEnrollment(
+        _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
+    ) async throws -> EnrollmentChallenge {
+        _ = try ParamReader(info, allowed: [])
+        let secret = try SecureRandom.bytes(count: Self.secretByteCount)
+        let key = Base32.encode(secret)
+        let uri = OTPAuthURI.make(
+            issuer: context.config.issuerName, account: user.email ?? user.userID, secret: key, digits: Self.digits,
+            period: Self.period)
+        let response = TOTPSessionInfo(
+            sharedSecretKey: key, verificationCodeLength: Self.digits, hashingAlgorithm: "SHA1",
+            periodSec: Self.period, sessionInfo: session.sessionInfo,
+            finalizeEnrollmentTime: RFC3339.string(from: session.expiresAt), otpauthUri: uri)
+        let display = EnrollmentDisplay(
+            instructions: "Scan the QR code with your authenticator app, or type in the key, "
+                + "then enter the \(Self.digits)-digit code the app shows.",
+            qrCodeSVG: try QRCodeSVG.render(uri), manualEntryKey: key)
+        return EnrollmentChallenge(
+            response: try JSONValueEncoder().encode(response).objectValue ?? JSONObject(), state: secret,
+            display: display)
+    }
+
+    /// Checks the code against the session's secret and stores the secret, sealed, with the code's step.
+    public func finalizeEnrollment(
+        _ info: JSONObject, state: [UInt8], enrollment: Enrollment, for user: UserRecord, in context: FactorContext
+    ) async throws -> JSONObject {
+        let code = try ParamReader(info, allowed: ["sessionInfo", "verificationCode"])
+            .credential("verificationCode", missing: .missingCode)
+        guard let step = try Self.matchingStep(code, secret: state, in: context) else { throw Self.invalidCode }
+        try await context.database.query(
+            "INSERT INTO totp_enrollments (enrollment_id, sealed_secret, last_step) VALUES ($1, $2, $3)",
+            [enrollment.id, try context.keyRing.seal(state, associatedData: Array(enrollment.id.utf8)), step])
+        return ["totpInfo": [:]]
+    }
+
+    /// Accepts a code of a step later than the last accepted one, and records its step by compare-and-swap.
+    public func verifySignIn(
+        _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
+    ) async throws {
+        let code = try ParamReader(info, allowed: ["verificationCode"])
+            .credential("verificationCode", missing: .missingCode)
+        let stored = try await context.database.query(
+            "SELECT sealed_secret, last_step FROM totp_enrollments WHERE enrollment_id = $1", [enrollment.id])
+        guard let row = stored.rows.first else {
+            throw AuthError(.mfaEnrollmentNotFound, "The TOTP enrolment has no secret; enrol again.")
+        }
+        let secret = try context.keyRing.open(
+            try row.decode([UInt8].self, at: 0), associatedData: Array(enrollment.id.utf8))
+        guard let step = try Self.matchingStep(code, secret: secret, in: context),
+            step > (try row.decode(Int64.self, at: 1))
+        else { throw Self.invalidCode }
+        let swapped = try await context.database.query(
+            "UPDATE totp_enrollments SET last_step = $2 WHERE enrollment_id = $1 AND last_step < $2",
+            [enrollment.id, step])
+        guard swapped.rowCount == 1 else { throw Self.invalidCode }
+    }
+
+    /// The step within the configured window whose code is `code`, or nil.
+    static func matchingStep(_ code: String, secret: [UInt8], in context: FactorContext) throws -> Int64? {
+        let window = context.config.mfa.totpAdjacentIntervals ?? TOTPProviderConfig.defaultAdjacentIntervals
+        let generator = try OneTimePassword(secret: secret, algorithm: .sha1, digits: digits, period: period)
+        return try generator.matchingStep(code, at: Int64(context.now.timeIntervalSince1970), window: window)
+    }
+
+    private static var invalidCode: AuthError {
+        AuthError(.invalidCode, "The verification code is not valid.")
+    }
+}

@@ -1,0 +1,31 @@
+public import FoundationEssentials
+public import TesseraJSON
+
+/// A stored second-factor enrolment, as the router hands it to its factor. The factor keeps its secrets in its
+/// own tables, keyed by ``id``.
+public struct Enrollment: Sendable, Equatable {
+    /// The enrolment id (`mfaEnrollmentId`).
+    public var id: String
+    /// The owner.
+    public var userID: String
+    /// The factor it belongs to.
+    public var factor: FactorID
+    /// The name the user gave it.
+    public var displayName: String?
+    /// When it was finalized.
+    public var enrolledAt: Date
+    /// What the owner may see of it, as its factor returned it at enrolment (`{"phoneInfo": "+1…"}`).
+    public var publicInfo: JSONObject
+
+    /// An enrolment with every part given.
+    public init(
+        id: String, userID: String, factor: FactorID, displayName: String?, enrolledAt: Date, publicInfo: JSONObject
+    ) {
+        self.id = id
+        self.userID = userID
+        self.factor = factor
+        self.displayName = displayName
+        self.enrolledAt = enrolledAt
+        self.publicInfo = publicInfo
+    }
+}

@@ -1,0 +1,30 @@
+public import FoundationEssentials
+public import TesseraCore
+public import TesseraCrypto
+
+/// The services the router hands a factor for one call. A factor reaches the database, the clock and the master
+/// key only through it, so the router decides what runs inside a transaction and what time it is.
+public struct FactorContext {
+    /// Where the factor's queries run: the pool, or the transaction that also records the router's outcome (at
+    /// finalize and sign-in verification, so a failure rolls back the factor's writes with the router's).
+    public let database: any SQLRunner
+    /// The configuration in force for the user's tenant (API §4 rule 1).
+    public let config: EffectiveConfig
+    /// The time of the call.
+    public let now: Date
+    /// Seals the factor's secrets at rest (AES-256-GCM under the master key).
+    public let keyRing: KeyRing
+    /// The language the client asked for (`languageCode`), when the method takes one.
+    public let languageCode: String?
+
+    /// A context with every service given.
+    public init(
+        database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?
+    ) {
+        self.database = database
+        self.config = config
+        self.now = now
+        self.keyRing = keyRing
+        self.languageCode = languageCode
+    }
+}

@@ -1,0 +1,45 @@
+public import TesseraPostgres
+
+/// The router's tables (module `multifactor`), applied after `core`'s:
+/// - `mfa_pending_credentials`: the handle a first factor returns when a second one is due (stored as its
+///   SHA-256), bound to the user and tenant, with its lifetime and attempt count;
+/// - `mfa_sessions`: the sessions of factors' start steps (`sessionInfo`, hashed), with the factor's state sealed
+///   under the master key, and their attempt counts;
+/// - on `mfa_enrollments`, the consecutive failures and the lock of each enrolment (API §4 rule 7).
+public enum MultiFactorMigrations {
+    /// The migrations of module `multifactor`, in order.
+    public static let all: [Migration] = [
+        Migration(module: "multifactor", version: 1, name: "router", sql: router)
+    ]
+
+    private static let router = """
+        CREATE TABLE mfa_pending_credentials (
+            handle_hash bytea PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users ON DELETE CASCADE,
+            tenant_id text,
+            auth_time timestamptz NOT NULL,
+            sign_in_provider text NOT NULL,
+            expires_at timestamptz NOT NULL,
+            attempts integer NOT NULL DEFAULT 0
+        );
+        CREATE INDEX mfa_pending_credentials_by_user ON mfa_pending_credentials (user_id);
+
+        CREATE TABLE mfa_sessions (
+            handle_hash bytea PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users ON DELETE CASCADE,
+            purpose text NOT NULL CHECK (purpose IN ('enroll', 'sign_in')),
+            factor text NOT NULL,
+            enrollment_id text REFERENCES mfa_enrollments ON DELETE CASCADE,
+            credential_hash bytea REFERENCES mfa_pending_credentials ON DELETE CASCADE,
+            sealed_state bytea NOT NULL,
+            expires_at timestamptz NOT NULL,
+            attempts integer NOT NULL DEFAULT 0
+        );
+        CREATE INDEX mfa_sessions_by_user ON mfa_sessions (user_id);
+        CREATE INDEX mfa_sessions_by_credential ON mfa_sessions (credential_hash);
+
+        ALTER TABLE mfa_enrollments
+            ADD COLUMN failures integer NOT NULL DEFAULT 0,
+            ADD COLUMN locked_until timestamptz;
+        """
+}

@@ -1,0 +1,125 @@
+public import FoundationEssentials
+public import TesseraCore
+import TesseraCrypto
+import Logging
+import TesseraJSON
+import TesseraPostgres
+
+extension MultiFactorRouter {
+    /// `mfaEnrollment.start`: checks the preconditions of API §4 rules 2 and 3, then lets the factor make its
+    /// challenge, kept in a factor session until finalize.
+    public func startEnrollment(_ request: EnrollmentStartRequest) async throws -> EnrollmentStarted {
+        let factor = try factor(request.factor)
+        return try await database.withPool { pool in
+            let now = self.clock.now()
+            let (config, _, user) = try await self.enrollingUser(
+                pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
+            return try await self.recorded(factor.descriptor.id, "enrollment_start", userID: user.userID, tenantID: user.tenantID) {
+                guard try await EnrollmentStore.all(pool, userID: user.userID).count < Self.maxEnrollments else {
+                    throw Self.limitExceeded
+                }
+                let (session, hash) = try FactorSessions.handle(lifetime: factor.descriptor.enrollmentLifetime, now: now)
+                let challenge = try await factor.startEnrollment(
+                    request.info, for: user, session: session,
+                    in: self.context(pool, config, now: now, languageCode: request.languageCode))
+                try await FactorSessions.store(
+                    pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .enroll, userID: user.userID,
+                    factor: factor.descriptor.id, state: challenge.state)
+                return EnrollmentStarted(
+                    result: [factor.descriptor.enrollmentResult.name: .object(challenge.response)],
+                    display: challenge.display)
+            }
+        }
+    }
+
+    /// `mfaEnrollment.finalize`: checks the preconditions again, takes an attempt of the session, and lets the
+    /// factor check the code and store its record, all in one transaction with the new enrolment (at most five per
+    /// user, counted under a lock on the user). Returns tokens of the same sign-in that name the new second factor.
+    public func finalizeEnrollment(_ request: EnrollmentFinalizeRequest) async throws -> TokenResult {
+        let factor = try factor(request.factor)
+        let sessionInfo = try ParamReader(request.info, allowed: Set(request.info.keys))
+            .credential("sessionInfo", missing: .missingSessionInfo)
+        let displayName = try DisplayName.check(request.displayName)
+        return try await database.withPool { pool in
+            let now = self.clock.now()
+            let (config, claims, user) = try await self.enrollingUser(
+                pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
+            let factorID = factor.descriptor.id
+            return try await self.recorded(factorID, "enrollment_finalize", userID: user.userID, tenantID: user.tenantID) {
+                let session = try await FactorSessions.open(
+                    pool, keyRing: self.keyRing, sessionInfo: sessionInfo, purpose: .enroll, userID: user.userID,
+                    now: now) { $0.factor == factorID }
+                try await AttemptLedger.take(
+                    pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
+                let enrollment = Enrollment(
+                    id: try SecureRandom.identifier(), userID: user.userID, factor: factorID, displayName: displayName,
+                    enrolledAt: now, publicInfo: JSONObject())
+                try await pool.transaction { transaction in
+                    guard try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
+                        < Self.maxEnrollments
+                    else { throw Self.limitExceeded }
+                    try await FactorSessions.consume(transaction, session)
+                    try await EnrollmentStore.insert(transaction, enrollment)
+                    let info = try await factor.finalizeEnrollment(
+                        request.info, state: session.state, enrollment: enrollment, for: user,
+                        in: self.context(transaction, config, now: now))
+                    try await EnrollmentStore.setPublicInfo(transaction, enrollmentID: enrollment.id, info)
+                }
+                let signIn = SignInSession(
+                    userID: user.userID, tenantID: user.tenantID,
+                    authTime: Date(timeIntervalSince1970: TimeInterval(claims.authTime)),
+                    provider: claims.signInProvider, secondFactor: factorID.rawValue, secondFactorID: enrollment.id)
+                var result = try await self.tokens.issue(pool, session: signIn, user: user)
+                result.mfaEnrollmentId = enrollment.id
+                return result
+            }
+        }
+    }
+
+    /// `mfaEnrollment.withdraw`: removes one of the caller's enrolments (`MFA_ENROLLMENT_NOT_FOUND` for any
+    /// other id) and revokes every token of the user, in one transaction (API §4 rule 9).
+    public func withdrawEnrollment(idToken: String, enrollmentID: String, tenantID: String?) async throws {
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(
+                pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
+            let now = self.clock.now()
+            try await pool.transaction { transaction in
+                guard try await EnrollmentStore.delete(transaction, enrollmentID: enrollmentID, userID: user.userID)
+                else { throw AuthError(.mfaEnrollmentNotFound, "The user has no enrolment \(enrollmentID).") }
+                try await UserStore.revokeTokens(transaction, userID: user.userID, now: now)
+            }
+            self.logger.info(
+                "mfa enrolment withdrawn", metadata: ["user": .string(user.userID), "tenant": .string(tenantID ?? "-")])
+        }
+    }
+
+    /// The user of `idToken` when they may enrol `factor` now (API §4 rules 2 and 3), with the configuration in
+    /// force and the token's claims: `OPERATION_NOT_ALLOWED` when the factor is not enabled, `UNVERIFIED_EMAIL`,
+    /// `UNSUPPORTED_FIRST_FACTOR` after a phone sign-in, `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the sign-in is
+    /// older than 300 s.
+    private func enrollingUser(
+        _ pool: PostgresPool, idToken: String, tenantID: String?, factor: any Factor, now: Date
+    ) async throws -> (EffectiveConfig, IDTokenClaims, UserRecord) {
+        let config = try await configs.forUserMethod(pool, tenantID: tenantID)
+        let (claims, user) = try await tokens.verify(
+            pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
+        guard factor.isEnabled(by: config.mfa) else {
+            throw AuthError(.operationNotAllowed, "The \(factor.descriptor.id) factor is not enabled.")
+        }
+        guard user.email != nil, user.emailVerified else {
+            throw AuthError(.unverifiedEmail, "Verify the e-mail address before enrolling a second factor.")
+        }
+        guard Self.mfaCapableProviders.contains(claims.signInProvider) else {
+            throw AuthError(.unsupportedFirstFactor, "A \(claims.signInProvider) sign-in cannot enrol a second factor.")
+        }
+        guard now.timeIntervalSince1970 - TimeInterval(claims.authTime) <= Self.recentSignIn else {
+            throw AuthError(.credentialTooOldLoginAgain, "Sign in again to enrol a second factor.")
+        }
+        return (config, claims, user)
+    }
+
+    private static var limitExceeded: AuthError {
+        AuthError(.secondFactorLimitExceeded, "A user may have at most \(maxEnrollments) second factors.")
+    }
+}

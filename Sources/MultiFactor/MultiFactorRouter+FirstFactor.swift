@@ -1,0 +1,71 @@
+public import FoundationEssentials
+public import TesseraCore
+public import TesseraPostgres
+
+extension MultiFactorRouter {
+    /// `accounts.signUp`: a new password user, signed in; under `MANDATORY` its tokens ask it to enrol.
+    public func signUp(email: String, password: String, displayName: String?, tenantID: String?) async throws
+        -> TokenResult
+    {
+        try await accounts.signUp(
+            email: email, password: password, displayName: displayName, tenantID: tenantID,
+            enrollmentRequired: enrollmentRequired)
+    }
+
+    /// `accounts.signInWithPassword`: tokens, or an MFA challenge when the user has a usable enrolment.
+    public func signInWithPassword(email: String, password: String, tenantID: String?) async throws -> SignInOutcome {
+        try await database.withPool { pool in
+            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let user = try await self.accounts.checkPassword(pool, email: email, password: password, tenantID: tenantID)
+            return try await self.completeFirstFactor(pool, user: user, provider: "password", config: config)
+        }
+    }
+
+    /// What follows a passed first factor (API §4 rules 4 and 5): with at least one enrolment of an enabled factor,
+    /// a challenge listing exactly those enrolments (masked) and a pending credential; otherwise tokens, which ask
+    /// for an enrolment under `MANDATORY`. `lastLoginAt` moves only when tokens are issued.
+    public func completeFirstFactor(
+        _ pool: PostgresPool, user: UserRecord, provider: String, config: EffectiveConfig
+    ) async throws -> SignInOutcome {
+        let now = clock.now()
+        let usable = try await EnrollmentStore.all(pool, userID: user.userID).compactMap { stored in
+            registry.usableFactor(of: stored.enrollment, under: config.mfa).map { (stored.enrollment, $0) }
+        }
+        guard usable.isEmpty else {
+            let handle = try await PendingCredentials.create(
+                pool, userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider, now: now)
+            return .challenge(
+                MFAChallenge(
+                    mfaPendingCredential: handle, mfaInfo: usable.map { view($0.0, of: $0.1, masked: true) },
+                    localId: user.userID))
+        }
+        let session = SignInSession(
+            userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider,
+            mfaEnrollmentRequired: enrollmentRequired(config))
+        return .tokens(try await signIn(pool, user: user, session: session, now: now))
+    }
+
+    /// `accounts.lookup`: the signed-in user, listing the enrolments of enabled factors only (the others are
+    /// hidden until their factor is enabled again, API §4 rule 4).
+    public func lookup(idToken: String, tenantID: String?) async throws -> User {
+        try await database.withPool { pool in
+            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (_, user) = try await self.tokens.verify(
+                pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
+            let visible = try await EnrollmentStore.all(pool, userID: user.userID).compactMap { stored in
+                self.registry.usableFactor(of: stored.enrollment, under: config.mfa).map {
+                    self.view(stored.enrollment, of: $0, masked: false)
+                }
+            }
+            return user.publicView(mfaInfo: visible)
+        }
+    }
+
+    /// Records a completed sign-in (`lastLoginAt`) and issues its tokens.
+    func signIn(_ pool: PostgresPool, user: UserRecord, session: SignInSession, now: Date) async throws -> TokenResult {
+        var user = user
+        user.lastLoginAt = now
+        try await pool.query("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])
+        return try await tokens.issue(pool, session: session, user: user)
+    }
+}

@@ -1,0 +1,146 @@
+public import FoundationEssentials
+public import TesseraCore
+public import TesseraJSON
+import TesseraPostgres
+
+extension MultiFactorRouter {
+    /// `mfaSignIn.start`: for factors with a start step (SMS), sends the challenge for one of the user's
+    /// enrolments and opens a sign-in session bound to the pending credential and the enrolment.
+    public func startSignIn(_ request: SignInStartRequest) async throws -> JSONObject {
+        try await database.withPool { pool in
+            let now = self.clock.now()
+            let (config, credential, user, enrollment, factor) = try await self.challenged(
+                pool, handle: request.pendingCredential, enrollmentID: request.enrollmentID, tenantID: request.tenantID,
+                now: now)
+            let descriptor = factor.descriptor
+            return try await self.recorded(descriptor.id, "sign_in_start", userID: user.userID, tenantID: user.tenantID) {
+                guard let start = descriptor.signInStart else {
+                    throw AuthError(
+                        .invalidArgument,
+                        "The \(descriptor.id) factor has no start step: call mfaSignIn.finalize with the code.")
+                }
+                if let info = request.info, info.factor != descriptor.id {
+                    throw AuthError(.invalidArgument, "The enrolment is not a \(info.factor) factor.")
+                }
+                let (session, hash) = try FactorSessions.handle(lifetime: descriptor.signInLifetime, now: now)
+                let challenge = try await factor.startSignIn(
+                    enrollment, request.info?.value ?? JSONObject(), session: session,
+                    in: self.context(pool, config, now: now, languageCode: request.languageCode))
+                try await FactorSessions.store(
+                    pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .signIn, userID: user.userID,
+                    factor: descriptor.id, enrollmentID: enrollment.id, credentialHash: credential.hash,
+                    state: challenge.state)
+                return [start.result.name: .object(challenge.response)]
+            }
+        }
+    }
+
+    /// `mfaSignIn.finalize`: takes an attempt of the pending credential, of the start step's session (when the
+    /// factor has one) and of the enrolment, then, in one transaction, consumes the credential and lets the factor
+    /// check the code. Success clears the enrolment's failures, moves `lastLoginAt` and issues tokens that name
+    /// the second factor (API §4 rules 6 to 8).
+    public func finalizeSignIn(_ request: SignInFinalizeRequest) async throws -> TokenResult {
+        let factor = try factor(request.factor)
+        return try await database.withPool { pool in
+            let now = self.clock.now()
+            let config = try await self.configs.forUserMethod(pool, tenantID: request.tenantID)
+            let credential = try await PendingCredentials.open(
+                pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now)
+            let user = try await self.signingInUser(pool, credential)
+            let enrollments = try await EnrollmentStore.all(pool, userID: user.userID)
+            let stored: LockableEnrollment
+            if let enrollmentID = request.enrollmentID {
+                stored = try Self.enrollment(enrollmentID, among: enrollments)
+            } else {
+                let candidates = enrollments.map(\.enrollment).filter { $0.factor == factor.descriptor.id }
+                guard let match = factor.enrollment(matching: request.info, among: candidates),
+                    let found = enrollments.first(where: { $0.enrollment.id == match.id })
+                else { throw AuthError(.missingMFAEnrollmentID, "mfaEnrollmentId is required.") }
+                stored = found
+            }
+            let enrollment = stored.enrollment
+            guard enrollment.factor == factor.descriptor.id else {
+                throw AuthError(.invalidArgument, "The enrolment is a \(enrollment.factor) factor, not \(factor.descriptor.id).")
+            }
+            try Self.checkEnabled(factor, config)
+            try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
+            return try await self.recorded(
+                factor.descriptor.id, "sign_in_finalize", userID: user.userID, tenantID: user.tenantID
+            ) {
+                let session = try await self.signInSession(
+                    pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id, now: now)
+                try await AttemptLedger.take(
+                    pool, table: "mfa_pending_credentials", hash: credential.hash, expiresAt: credential.expiresAt, now: now)
+                if let session {
+                    try await AttemptLedger.take(
+                        pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
+                }
+                try await AttemptLedger.take(pool, enrollmentID: enrollment.id, now: now)
+                try await pool.transaction { transaction in
+                    try await PendingCredentials.consume(transaction, credential)
+                    try await factor.verifySignIn(
+                        enrollment, request.info, state: session?.state, in: self.context(transaction, config, now: now))
+                    try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
+                }
+                let signIn = SignInSession(
+                    userID: user.userID, tenantID: user.tenantID, authTime: credential.authTime,
+                    provider: credential.provider, secondFactor: factor.descriptor.id.rawValue,
+                    secondFactorID: enrollment.id)
+                return try await self.signIn(pool, user: user, session: signIn, now: now)
+            }
+        }
+    }
+
+    /// The pending credential, its user, and the enrolment `enrollmentID` with its enabled, unlocked factor.
+    private func challenged(
+        _ pool: PostgresPool, handle: String, enrollmentID: String, tenantID: String?, now: Date
+    ) async throws -> (EffectiveConfig, PendingCredential, UserRecord, Enrollment, any Factor) {
+        let config = try await configs.forUserMethod(pool, tenantID: tenantID)
+        let credential = try await PendingCredentials.open(pool, handle: handle, tenantID: tenantID, now: now)
+        let user = try await signingInUser(pool, credential)
+        let stored = try Self.enrollment(enrollmentID, among: try await EnrollmentStore.all(pool, userID: user.userID))
+        guard let factor = registry.factor(stored.enrollment.factor) else {
+            throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
+        }
+        try Self.checkEnabled(factor, config)
+        try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
+        return (config, credential, user, stored.enrollment, factor)
+    }
+
+    /// The user a pending credential was issued to, if they still exist and are enabled.
+    private func signingInUser(_ pool: PostgresPool, _ credential: PendingCredential) async throws -> UserRecord {
+        guard let user = try await UserStore.find(pool, id: credential.userID, tenantID: credential.tenantID) else {
+            throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
+        }
+        guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
+        return user
+    }
+
+    /// The open sign-in session named in `info` for factors with a start step, bound to this credential and
+    /// enrolment; nil for factors without one.
+    private func signInSession(
+        _ pool: PostgresPool, factor: any Factor, info: JSONObject, credential: PendingCredential,
+        enrollmentID: String, now: Date
+    ) async throws -> StoredSession? {
+        guard factor.descriptor.signInStart != nil else { return nil }
+        let sessionInfo = try ParamReader(info, allowed: Set(info.keys)).credential("sessionInfo", missing: .missingSessionInfo)
+        return try await FactorSessions.open(
+            pool, keyRing: keyRing, sessionInfo: sessionInfo, purpose: .signIn, userID: credential.userID, now: now
+        ) { $0.enrollmentID == enrollmentID && $0.credentialHash == credential.hash }
+    }
+
+    private static func enrollment(_ id: String, among enrollments: [LockableEnrollment]) throws(AuthError)
+        -> LockableEnrollment
+    {
+        guard let found = enrollments.first(where: { $0.enrollment.id == id }) else {
+            throw AuthError(.mfaEnrollmentNotFound, "The user has no enrolment \(id).")
+        }
+        return found
+    }
+
+    private static func checkEnabled(_ factor: any Factor, _ config: EffectiveConfig) throws(AuthError) {
+        guard factor.isEnabled(by: config.mfa) else {
+            throw AuthError(.operationNotAllowed, "The \(factor.descriptor.id) factor is not enabled.")
+        }
+    }
+}
