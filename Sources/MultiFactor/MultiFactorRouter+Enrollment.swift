@@ -10,11 +10,11 @@ extension MultiFactorRouter {
     /// challenge, kept in a factor session until finalize.
     public func startEnrollment(_ request: EnrollmentStartRequest) async throws -> EnrollmentStarted {
         let factor = try factor(request.factor)
-        return try await database.withPool { pool in
-            let now = self.clock.now()
-            let (config, _, user) = try await self.enrollingUser(
-                pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
-            return try await self.recorded(factor.descriptor.id, "enrollment_start", userID: user.userID, tenantID: user.tenantID) {
+        return try await recorded(request.factor, "enrollment_start", tenantID: request.tenantID) {
+            try await database.withPool { pool in
+                let now = self.clock.now()
+                let (config, _, user) = try await self.enrollingUser(
+                    pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
                 guard try await EnrollmentStore.all(pool, userID: user.userID).count < Self.maxEnrollments else {
                     throw Self.limitExceeded
                 }
@@ -37,15 +37,15 @@ extension MultiFactorRouter {
     /// user, counted under a lock on the user). Returns tokens of the same sign-in that name the new second factor.
     public func finalizeEnrollment(_ request: EnrollmentFinalizeRequest) async throws -> TokenResult {
         let factor = try factor(request.factor)
-        let sessionInfo = try ParamReader(request.info, allowed: Set(request.info.keys))
-            .credential("sessionInfo", missing: .missingSessionInfo)
-        let displayName = try DisplayName.check(request.displayName)
-        return try await database.withPool { pool in
-            let now = self.clock.now()
-            let (config, claims, user) = try await self.enrollingUser(
-                pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
-            let factorID = factor.descriptor.id
-            return try await self.recorded(factorID, "enrollment_finalize", userID: user.userID, tenantID: user.tenantID) {
+        let factorID = factor.descriptor.id
+        return try await recorded(factorID, "enrollment_finalize", tenantID: request.tenantID) {
+            let sessionInfo = try ParamReader(request.info, allowed: Set(request.info.keys))
+                .credential("sessionInfo", missing: .missingSessionInfo)
+            let displayName = try DisplayName.check(request.displayName)
+            return try await database.withPool { pool in
+                let now = self.clock.now()
+                let (config, claims, user) = try await self.enrollingUser(
+                    pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
                 let session = try await FactorSessions.open(
                     pool, keyRing: self.keyRing, sessionInfo: sessionInfo, purpose: .enroll, userID: user.userID,
                     now: now) { $0.factor == factorID }

@@ -13,7 +13,7 @@ extension MultiFactorRouter {
                 pool, handle: request.pendingCredential, enrollmentID: request.enrollmentID, tenantID: request.tenantID,
                 now: now)
             let descriptor = factor.descriptor
-            return try await self.recorded(descriptor.id, "sign_in_start", userID: user.userID, tenantID: user.tenantID) {
+            return try await self.recorded(descriptor.id, "sign_in_start", tenantID: user.tenantID) {
                 guard let start = descriptor.signInStart else {
                     throw AuthError(
                         .invalidArgument,
@@ -41,32 +41,18 @@ extension MultiFactorRouter {
     /// the second factor (API §4 rules 6 to 8).
     public func finalizeSignIn(_ request: SignInFinalizeRequest) async throws -> TokenResult {
         let factor = try factor(request.factor)
-        return try await database.withPool { pool in
-            let now = self.clock.now()
-            let config = try await self.configs.forUserMethod(pool, tenantID: request.tenantID)
-            let credential = try await PendingCredentials.open(
-                pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now)
-            let user = try await self.signingInUser(pool, credential)
-            let enrollments = try await EnrollmentStore.all(pool, userID: user.userID)
-            let stored: LockableEnrollment
-            if let enrollmentID = request.enrollmentID {
-                stored = try Self.enrollment(enrollmentID, among: enrollments)
-            } else {
-                let candidates = enrollments.map(\.enrollment).filter { $0.factor == factor.descriptor.id }
-                guard let match = factor.enrollment(matching: request.info, among: candidates),
-                    let found = enrollments.first(where: { $0.enrollment.id == match.id })
-                else { throw AuthError(.missingMFAEnrollmentID, "mfaEnrollmentId is required.") }
-                stored = found
-            }
-            let enrollment = stored.enrollment
-            guard enrollment.factor == factor.descriptor.id else {
-                throw AuthError(.invalidArgument, "The enrolment is a \(enrollment.factor) factor, not \(factor.descriptor.id).")
-            }
-            try Self.checkEnabled(factor, config)
-            try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
-            return try await self.recorded(
-                factor.descriptor.id, "sign_in_finalize", userID: user.userID, tenantID: user.tenantID
-            ) {
+        return try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
+            try await database.withPool { pool in
+                let now = self.clock.now()
+                let config = try await self.configs.forUserMethod(pool, tenantID: request.tenantID)
+                let credential = try await PendingCredentials.open(
+                    pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now)
+                let user = try await self.signingInUser(pool, credential)
+                let stored = try Self.named(
+                    request, of: factor, among: try await EnrollmentStore.all(pool, userID: user.userID))
+                let enrollment = stored.enrollment
+                try Self.checkEnabled(factor, config)
+                try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
                 let session = try await self.signInSession(
                     pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id, now: now)
                 try await AttemptLedger.take(
@@ -127,6 +113,28 @@ extension MultiFactorRouter {
         return try await FactorSessions.open(
             pool, keyRing: keyRing, sessionInfo: sessionInfo, purpose: .signIn, userID: credential.userID, now: now
         ) { $0.enrollmentID == enrollmentID && $0.credentialHash == credential.hash }
+    }
+
+    /// The enrolment a finalize request names: by id, or else by what its factor recognizes in the info
+    /// (`MISSING_MFA_ENROLLMENT_ID` when neither names one). It must be of the request's factor.
+    private static func named(
+        _ request: SignInFinalizeRequest, of factor: any Factor, among enrollments: [LockableEnrollment]
+    ) throws(AuthError) -> LockableEnrollment {
+        let stored: LockableEnrollment
+        if let enrollmentID = request.enrollmentID {
+            stored = try enrollment(enrollmentID, among: enrollments)
+        } else {
+            let candidates = enrollments.map(\.enrollment).filter { $0.factor == factor.descriptor.id }
+            guard let match = factor.enrollment(matching: request.info, among: candidates),
+                let found = enrollments.first(where: { $0.enrollment.id == match.id })
+            else { throw AuthError(.missingMFAEnrollmentID, "mfaEnrollmentId is required.") }
+            stored = found
+        }
+        guard stored.enrollment.factor == factor.descriptor.id else {
+            throw AuthError(
+                .invalidArgument, "The enrolment is a \(stored.enrollment.factor) factor, not \(factor.descriptor.id).")
+        }
+        return stored
     }
 
     private static func enrollment(_ id: String, among enrollments: [LockableEnrollment]) throws(AuthError)

@@ -72,27 +72,24 @@ public final class MultiFactorRouter: Sendable {
             factorInfo: factor?.publicInfo(of: enrollment, masked: masked) ?? enrollment.publicInfo)
     }
 
-    /// Runs one step of `factor` for `userID`, counting and logging its outcome (never a code or a secret).
-    func recorded<T>(
-        _ factor: FactorID, _ step: String, userID: String, tenantID: String?, _ body: () async throws -> T
-    ) async throws -> T {
+    /// Runs one step of `factor` in `tenantID`, counting and logging its outcome (never a user's code or secret).
+    func recorded<T>(_ factor: FactorID, _ step: String, tenantID: String?, _ body: () async throws -> T) async throws -> T {
         do {
             let value = try await body()
-            outcome(factor, step, "OK", userID: userID, tenantID: tenantID)
+            outcome(factor, step, "OK", tenantID: tenantID)
             return value
         } catch let error as AuthError {
-            outcome(factor, step, error.reason.rawValue, userID: userID, tenantID: tenantID)
+            outcome(factor, step, error.reason.rawValue, tenantID: tenantID)
             throw error
         }
     }
 
-    private func outcome(_ factor: FactorID, _ step: String, _ outcome: String, userID: String, tenantID: String?) {
+    private func outcome(_ factor: FactorID, _ step: String, _ outcome: String, tenantID: String?) {
         outcomes?.increment([factor.rawValue, step, outcome])
         logger.info(
             "mfa \(step)",
             metadata: [
-                "factor": .string(factor.rawValue), "outcome": .string(outcome), "user": .string(userID),
-                "tenant": .string(tenantID ?? "-"),
+                "factor": .string(factor.rawValue), "outcome": .string(outcome), "tenant": .string(tenantID ?? "-"),
             ])
     }
 }

@@ -86,13 +86,20 @@ struct MFAHarness {
         try await router.signInWithPassword(email: email, password: Self.password, tenantID: tenantID)
     }
 
+    /// A started TOTP enrolment.
+    struct TOTPStart: Sendable {
+        let sessionInfo: String
+        let secret: [UInt8]
+        let info: JSONObject
+    }
+
     /// Starts a TOTP enrolment; returns the session info and the secret.
-    func startTOTP(_ idToken: String, tenantID: String?) async throws -> (sessionInfo: String, secret: [UInt8], info: JSONObject) {
+    func startTOTP(_ idToken: String, tenantID: String?) async throws -> TOTPStart {
         let started = try await router.startEnrollment(
             EnrollmentStartRequest(idToken: idToken, tenantID: tenantID, languageCode: nil, factor: "totp", info: [:]))
         let info = try #require(started.result["totpSessionInfo"]?.objectValue)
         let key = try #require(info["sharedSecretKey"]?.stringValue)
-        return (try #require(info["sessionInfo"]?.stringValue), try Base32.decode(key), info)
+        return TOTPStart(sessionInfo: try #require(info["sessionInfo"]?.stringValue), secret: try Base32.decode(key), info: info)
     }
 
     /// Finishes a TOTP enrolment with `code`.
@@ -105,9 +112,10 @@ struct MFAHarness {
 
     /// Enrols TOTP for the user of `idToken` with the code of the current step; returns the enrolment and secret.
     func enrollTOTP(_ idToken: String, tenantID: String?) async throws -> (enrollmentID: String, secret: [UInt8]) {
-        let (sessionInfo, secret, _) = try await startTOTP(idToken, tenantID: tenantID)
-        let result = try await finalizeTOTP(idToken, sessionInfo: sessionInfo, code: try code(secret), tenantID: tenantID)
-        return (try #require(result.mfaEnrollmentId), secret)
+        let started = try await startTOTP(idToken, tenantID: tenantID)
+        let result = try await finalizeTOTP(
+            idToken, sessionInfo: started.sessionInfo, code: try code(started.secret), tenantID: tenantID)
+        return (try #require(result.mfaEnrollmentId), started.secret)
     }
 
     /// The TOTP code of `secret` `steps` steps from now.

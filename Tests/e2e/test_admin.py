@@ -247,7 +247,7 @@ def psql(sql: str) -> str:
 def test_mfa_enrolments_can_be_removed_through_mfa_info(admin):
     user = call(admin, "users.create", {"email": unique_email("mfa")})
     for enrollment, factor, info in (("e2e-phone-" + user["localId"], "phone", '{"phoneInfo": "+15555550199"}'),
-                                     ("e2e-totp-" + user["localId"], "totp", "{}")):
+                                     ("e2e-totp-" + user["localId"], "totp", '{"totpInfo": {}}')):
         psql(f"INSERT INTO mfa_enrollments (enrollment_id, user_id, factor, enrolled_at, public_info) "
              f"VALUES ('{enrollment}', '{user['localId']}', '{factor}', now(), '{info}')")
     info = call(admin, "users.get", {"localId": user["localId"]})["mfaInfo"]

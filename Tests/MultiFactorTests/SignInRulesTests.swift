@@ -1,0 +1,117 @@
+import FoundationEssentials
+import MultiFactor
+import Testing
+import TesseraCore
+import TesseraCrypto
+import TesseraJSON
+import TesseraMetrics
+import TesseraPostgres
+import TesseraTestSupport
+
+/// Pending credentials (API §4 rule 6) and brute-force limits (rule 7) of `mfaSignIn.*`.
+@Suite(.serialized) struct SignInRulesTests {
+    @Test func pendingCredentialsAreBoundExpireAndNameOnlyTheUsersEnrolments() async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp())
+            let other = try await mfa.tenant(mfa: MFAHarness.totp())
+            let alice = try await mfa.verifiedUser(tenantID: tenant)
+            let bob = try await mfa.verifiedUser(tenantID: tenant)
+            let (aliceEnrollment, secret) = try await mfa.enrollTOTP(alice.tokens.idToken, tenantID: tenant)
+            let (bobEnrollment, _) = try await mfa.enrollTOTP(bob.tokens.idToken, tenantID: tenant)
+            let challenge = try await mfa.challenge(alice.email, tenantID: tenant)
+            let credential = challenge.mfaPendingCredential
+            let code = try mfa.code(secret, steps: 1)
+            #expect(try await reason {
+                _ = try await mfa.finishTOTP(credential, enrollmentID: bobEnrollment, code: code, tenantID: tenant)
+            } == .mfaEnrollmentNotFound)
+            #expect(try await reason {
+                _ = try await mfa.finishTOTP(credential, enrollmentID: nil, code: code, tenantID: tenant)
+            } == .missingMFAEnrollmentID)
+            #expect(try await reason {
+                _ = try await mfa.finishTOTP(credential, enrollmentID: aliceEnrollment, code: code, tenantID: other)
+            } == .tenantIDMismatch)
+            #expect(try await reason {
+                _ = try await mfa.finishTOTP(credential + "x", enrollmentID: aliceEnrollment, code: code, tenantID: tenant)
+            } == .invalidMFAPendingCredential)
+            #expect(try await reason {
+                _ = try await mfa.router.startSignIn(
+                    SignInStartRequest(
+                        pendingCredential: credential, enrollmentID: aliceEnrollment, tenantID: tenant,
+                        languageCode: nil, info: nil))
+            } == .invalidArgument)
+            mfa.clock.advance(by: 601)
+            #expect(try await reason {
+                _ = try await mfa.finishTOTP(
+                    credential, enrollmentID: aliceEnrollment, code: try mfa.code(secret), tenantID: tenant)
+            } == .sessionExpired)
+        }
+    }
+
+    @Test func fiveWrongCodesBurnACredentialAndTenInARowLockTheEnrolment() async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
+            let user = try await mfa.verifiedUser(tenantID: tenant)
+            let (enrollmentID, secret) = try await mfa.enrollTOTP(user.tokens.idToken, tenantID: tenant)
+            let wrong = try mfa.code(secret, steps: 5)
+            let first = try await mfa.challenge(user.email, tenantID: tenant)
+            for _ in 0..<5 {
+                #expect(try await reason {
+                    _ = try await mfa.finishTOTP(
+                        first.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
+                } == .invalidCode)
+            }
+            let burned = try await authError {
+                _ = try await mfa.finishTOTP(
+                    first.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret, steps: 1),
+                    tenantID: tenant)
+            }
+            #expect(burned?.reason == .tooManyAttemptsTryLater)
+            #expect(burned?.retryAfter == 600)
+
+            let second = try await mfa.challenge(user.email, tenantID: tenant)
+            for _ in 0..<5 {
+                #expect(try await reason {
+                    _ = try await mfa.finishTOTP(
+                        second.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
+                } == .invalidCode)
+            }
+            mfa.clock.advance(by: 100)
+            let third = try await mfa.challenge(user.email, tenantID: tenant)
+            let locked = try await authError {
+                _ = try await mfa.finishTOTP(
+                    third.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret, steps: 1),
+                    tenantID: tenant)
+            }
+            #expect(locked?.reason == .tooManyAttemptsTryLater)
+            #expect(locked?.retryAfter == 800)
+            mfa.clock.advance(by: 800)
+            let unlocked = try await mfa.challenge(user.email, tenantID: tenant)
+            _ = try await mfa.finishTOTP(
+                unlocked.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret), tenantID: tenant)
+            #expect(mfa.metrics.render().contains(#"outcome="TOO_MANY_ATTEMPTS_TRY_LATER""#))
+        }
+    }
+
+    @Test func aRightCodeClearsTheConsecutiveFailures() async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
+            let user = try await mfa.verifiedUser(tenantID: tenant)
+            let (enrollmentID, secret) = try await mfa.enrollTOTP(user.tokens.idToken, tenantID: tenant)
+            let wrong = try mfa.code(secret, steps: 20)
+            for _ in 1...3 {
+                mfa.clock.advance(by: 30)
+                let challenge = try await mfa.challenge(user.email, tenantID: tenant)
+                for _ in 0..<4 {
+                    _ = try await reason {
+                        _ = try await mfa.finishTOTP(
+                            challenge.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong,
+                            tenantID: tenant)
+                    }
+                }
+                _ = try await mfa.finishTOTP(
+                    challenge.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret),
+                    tenantID: tenant)
+            }
+        }
+    }
+}
