@@ -27,16 +27,6 @@ extension AdminMethods {
         var pageToken: String?
     }
 
-    /// An entry of `mfaInfo` in `users.update`: an enrolment to keep, named by id (the other members of
-    /// `MfaEnrollment` may be sent back as `users.get` returned them; they are ignored).
-    struct KeptEnrollment: Codable, Sendable {
-        var mfaEnrollmentId: String?
-        var displayName: String?
-        var enrolledAt: String?
-        var phoneInfo: String?
-        var totpInfo: JSONObject?
-    }
-
     struct UpdateUserParams: Codable, Sendable {
         var tenantId: String?
         var localId: String
@@ -46,7 +36,9 @@ extension AdminMethods {
         var phoneNumber: String?
         var displayName: String?
         var disabled: Bool?
-        var mfaInfo: [KeptEnrollment]?
+        /// The enrolments to keep, named by `mfaEnrollmentId`; the other members of each entry (as `users.get`
+        /// returned them, whatever their factor) are ignored.
+        var mfaInfo: [JSONObject]?
     }
 
     struct UserIDParams: Codable, Sendable {
@@ -90,7 +82,7 @@ extension AdminMethods {
         ) { params, context in
             let kept = try params.mfaInfo.map { entries in
                 try entries.map { entry in
-                    guard let id = entry.mfaEnrollmentId else {
+                    guard let id = entry["mfaEnrollmentId"]?.stringValue else {
                         throw AuthError(
                             .invalidArgument,
                             "every mfaInfo entry needs its mfaEnrollmentId; enrolments are added by the user")
