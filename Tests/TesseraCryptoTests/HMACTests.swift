@@ -107,46 +107,4 @@ struct HMACTests {
         #expect(!HMAC.isValidAuthenticationCode(Array(code.prefix(16)), for: message, key: key, algorithm: .sha256))
         #expect(!HMAC.isValidAuthenticationCode(code, for: message, key: key, algorithm: .sha512))
     }
-
-    struct TOTPVectors: Decodable {
-        struct Vector: Decodable {
-            let time: Int64
-            let algorithm: String
-            let secretAscii: String
-            let digits: Int
-            let period: Int64
-            let code: String
-        }
-        let vectors: [Vector]
-    }
-
-    @Test func rfc6238CodesFromTheSharedFolder() throws {
-        let file = try SharedVectors.load("rfc6238-totp.json", as: TOTPVectors.self)
-        try #require(file.vectors.count >= 18)
-        for vector in file.vectors {
-            let algorithm: HMAC.Algorithm = switch vector.algorithm {
-            case "SHA1": .sha1
-            case "SHA256": .sha256
-            default: .sha512
-            }
-            let code = try Self.hotp(
-                secret: Array(vector.secretAscii.utf8), counter: UInt64(vector.time / vector.period),
-                digits: vector.digits, algorithm: algorithm
-            )
-            #expect(code == vector.code, "\(vector.algorithm) at \(vector.time)")
-        }
-    }
-
-    /// RFC 4226 §5.3 dynamic truncation of the HMAC of the big-endian counter.
-    static func hotp(secret: [UInt8], counter: UInt64, digits: Int, algorithm: HMAC.Algorithm) throws -> String {
-        let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64($0))) }
-        let mac = try HMAC.authenticationCode(for: message, key: secret, algorithm: algorithm)
-        let offset = Int(mac[mac.count - 1] & 0x0F)
-        let binary = UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16
-            | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
-        var modulus: UInt32 = 1
-        for _ in 0..<digits { modulus *= 10 }
-        let value = String(binary % modulus)
-        return String(repeating: "0", count: digits - value.count) + value
-    }
 }
