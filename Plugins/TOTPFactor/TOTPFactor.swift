@@ -106,7 +106,7 @@ public struct TOTPFactor: Factor {
         let swapped = try await context.database.query(
             "UPDATE totp_enrollments SET last_step = $2 WHERE enrollment_id = $1 AND last_step < $2",
             [enrollment.id, step])
-        guard swapped.rowCount == 1 else { throw Self.invalidCode }
+        guard swapped.affectedRows == 1 else { throw Self.invalidCode }
     }
 
     /// The step within the configured window whose code is `code`, or nil.
