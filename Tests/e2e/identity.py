@@ -5,7 +5,11 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import secrets
+import subprocess
+
+import pytest
 
 _ids = itertools.count(1)
 
@@ -45,6 +49,15 @@ def reason_of(listener, method: str, params: dict | None = None, *, headers: dic
     raise AssertionError(f"{method} succeeded: {result}")
 
 
+def failure_of(listener, method: str, params: dict | None = None, *, headers: dict | None = None) -> RPCFailure:
+    """The RPCFailure `method` answers with (reason, status, code, retry_after); fails the test when it succeeds."""
+    try:
+        result = call(listener, method, params, headers=headers)
+    except RPCFailure as failure:
+        return failure
+    raise AssertionError(f"{method} succeeded: {result}")
+
+
 def unique_email(prefix: str = "user") -> str:
     return f"{prefix}-{secrets.token_hex(6)}@example.com"
 
@@ -59,3 +72,11 @@ def jwt_parts(token: str) -> tuple[dict, dict]:
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def psql(sql: str) -> str:
+    """Runs SQL against the test database (the tests' only way to plant what later issues create)."""
+    url = os.environ.get("TESSERA_TEST_DATABASE_URL")
+    if not url:
+        pytest.skip("TESSERA_TEST_DATABASE_URL is not set")
+    return subprocess.run(["psql", url, "-qtAc", sql], check=True, capture_output=True, text=True).stdout.strip()

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 
-from identity import RPCFailure, call, reason_of, unique_email
+from identity import RPCFailure, call, psql, reason_of, unique_email
 from support import Listener
 
 PASSWORD = "correct horse battery"
@@ -234,14 +231,6 @@ def test_users_admin(admin, public):
     assert call(admin, "users.delete", {"localId": user["localId"]}) == {}
     assert reason_of(admin, "users.get", {"localId": user["localId"]}) == "USER_NOT_FOUND"
     assert reason_of(admin, "users.delete", {"localId": user["localId"]}) == "USER_NOT_FOUND"
-
-
-def psql(sql: str) -> str:
-    """Runs SQL against the test database (the tests' only way to plant what later issues create)."""
-    url = os.environ.get("TESSERA_TEST_DATABASE_URL")
-    if not url:
-        pytest.skip("TESSERA_TEST_DATABASE_URL is not set")
-    return subprocess.run(["psql", url, "-qtAc", sql], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def test_mfa_enrolments_can_be_removed_through_mfa_info(admin):
