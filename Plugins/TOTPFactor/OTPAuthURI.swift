@@ -14,7 +14,8 @@ enum OTPAuthURI {
         let kept = Set(extra.utf8)
         var encoded = ""
         for byte in text.utf8 {
-            let isUnreserved = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let isUnreserved =
+                (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
             if isUnreserved || kept.contains(byte) {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))

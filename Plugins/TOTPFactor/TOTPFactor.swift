@@ -34,7 +34,8 @@ public struct TOTPFactor: Factor {
     public var descriptor: FactorDescriptor {
         FactorDescriptor(
             id: Self.id,
-            enrollmentInfo: FactorMember("totpEnrollmentInfo", schema: ["type": "object", "additionalProperties": false]),
+            enrollmentInfo: FactorMember(
+                "totpEnrollmentInfo", schema: ["type": "object", "additionalProperties": false]),
             enrollmentResult: FactorMember("totpSessionInfo", schema: JSONSchema.of(TOTPSessionInfo.self)),
             verificationInfo: FactorMember(
                 "totpVerificationInfo",

@@ -5,12 +5,14 @@ public import TesseraPostgres
 public enum TOTPMigrations {
     /// The migrations of module `totp`, in order (after `multifactor`'s).
     public static let all: [Migration] = [
-        Migration(module: "totp", version: 1, name: "secrets", sql: """
-            CREATE TABLE totp_enrollments (
-                enrollment_id text PRIMARY KEY REFERENCES mfa_enrollments ON DELETE CASCADE,
-                sealed_secret bytea NOT NULL,
-                last_step bigint NOT NULL
-            );
-            """)
+        Migration(
+            module: "totp", version: 1, name: "secrets",
+            sql: """
+                CREATE TABLE totp_enrollments (
+                    enrollment_id text PRIMARY KEY REFERENCES mfa_enrollments ON DELETE CASCADE,
+                    sealed_secret bytea NOT NULL,
+                    last_step bigint NOT NULL
+                );
+                """)
     ]
 }

@@ -54,7 +54,8 @@ enum AttemptLedger {
             RETURNING 1
             """, [enrollmentID, now, perEnrollment, Int(enrollmentLock)])
         guard taken.rowCount == 1 else {
-            let lock = try await db.query("SELECT locked_until FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
+            let lock = try await db.query(
+                "SELECT locked_until FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
             throw locked(until: try lock.rows.first?.decode(Date?.self, at: 0) ?? now, now: now)
         }
     }

@@ -40,7 +40,8 @@ public protocol Factor: Sendable {
     /// `INVALID_CODE` for a wrong code. Must be replay-safe across the fleet: a code accepted once is never
     /// accepted again, which the factor enforces in `context.database` (a transaction that also consumes the
     /// pending credential).
-    func verifySignIn(_ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext) async throws
+    func verifySignIn(
+        _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext) async throws
 
     /// What clients see of `enrollment`: masked in a sign-in challenge, in full for its owner and admins.
     func publicInfo(of enrollment: Enrollment, masked: Bool) -> JSONObject

@@ -41,7 +41,9 @@ extension FactorRegistry {
     /// `mfaSignIn.finalize` params.
     public var signInFinalizeParams: JSONValue {
         Self.object(
-            fixed: [("mfaPendingCredential", Self.string), ("mfaEnrollmentId", Self.string), ("tenantId", Self.string)],
+            fixed: [
+                ("mfaPendingCredential", Self.string), ("mfaEnrollmentId", Self.string), ("tenantId", Self.string),
+            ],
             factorMembers: factors.map(\.descriptor.verificationInfo), required: ["mfaPendingCredential"])
     }
 
@@ -50,7 +52,8 @@ extension FactorRegistry {
     private static func object(
         fixed: [(String, JSONValue)], factorMembers: [FactorMember], required: [String]
     ) -> JSONValue {
-        let properties = JSONObject(fixed.map { (key: $0.0, value: $0.1) } + factorMembers.map { (key: $0.name, value: $0.schema) })
+        let properties = JSONObject(
+            fixed.map { (key: $0.0, value: $0.1) } + factorMembers.map { (key: $0.name, value: $0.schema) })
         return [
             "type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
             "additionalProperties": false,

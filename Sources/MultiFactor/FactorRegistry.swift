@@ -16,7 +16,8 @@ public struct FactorRegistry: Sendable {
         for factor in factors {
             let descriptor = factor.descriptor
             precondition(ids.insert(descriptor.id).inserted, "factor registered twice: \(descriptor.id)")
-            let names = [descriptor.enrollmentInfo.name, descriptor.verificationInfo.name]
+            let names =
+                [descriptor.enrollmentInfo.name, descriptor.verificationInfo.name]
                 + (descriptor.signInStart.map { [$0.info.name] } ?? [])
             for name in names {
                 precondition(members.insert(name).inserted, "factor member registered twice: \(name)")

@@ -1,5 +1,5 @@
-public import TesseraJSON
 import TesseraCore
+public import TesseraJSON
 
 /// `mfaEnrollment.start` (API §4): which factor, with its info member, for the user of `idToken`.
 public struct EnrollmentStartRequest: Sendable {
@@ -71,7 +71,8 @@ public struct SignInFinalizeRequest: Sendable {
     public var info: JSONObject
 
     /// A request with every part given.
-    public init(pendingCredential: String, enrollmentID: String?, tenantID: String?, factor: FactorID, info: JSONObject) {
+    public init(pendingCredential: String, enrollmentID: String?, tenantID: String?, factor: FactorID, info: JSONObject)
+    {
         self.pendingCredential = pendingCredential
         self.enrollmentID = enrollmentID
         self.tenantID = tenantID
@@ -84,31 +85,39 @@ extension FactorRegistry {
     /// Reads `mfaEnrollment.start` params.
     public func enrollmentStart(_ params: JSONObject) throws -> EnrollmentStartRequest {
         let choices = factors.map { (name: $0.descriptor.enrollmentInfo.name, factor: $0) }
-        let reader = try ParamReader(params, allowed: Set(["idToken", "tenantId", "languageCode"] + choices.map(\.name)))
+        let reader = try ParamReader(
+            params, allowed: Set(["idToken", "tenantId", "languageCode"] + choices.map(\.name)))
         let (factor, info) = try reader.exactlyOne(of: choices)
         return EnrollmentStartRequest(
-            idToken: try reader.credential("idToken", missing: .missingIDToken), tenantID: try reader.string("tenantId"),
+            idToken: try reader.credential("idToken", missing: .missingIDToken),
+            tenantID: try reader.string("tenantId"),
             languageCode: try reader.string("languageCode"), factor: factor.descriptor.id, info: info)
     }
 
     /// Reads `mfaEnrollment.finalize` params.
     public func enrollmentFinalize(_ params: JSONObject) throws -> EnrollmentFinalizeRequest {
         let choices = verificationChoices
-        let reader = try ParamReader(params, allowed: Set(["idToken", "tenantId", "displayName"] + choices.map(\.name)))
+        let reader = try ParamReader(
+            params, allowed: Set(["idToken", "tenantId", "displayName"] + choices.map(\.name)))
         let (factor, info) = try reader.exactlyOne(of: choices)
         return EnrollmentFinalizeRequest(
-            idToken: try reader.credential("idToken", missing: .missingIDToken), tenantID: try reader.string("tenantId"),
+            idToken: try reader.credential("idToken", missing: .missingIDToken),
+            tenantID: try reader.string("tenantId"),
             displayName: try reader.string("displayName"), factor: factor.descriptor.id, info: info)
     }
 
     /// Reads `mfaSignIn.start` params.
     public func signInStart(_ params: JSONObject) throws -> SignInStartRequest {
-        let choices = factors.compactMap { factor in factor.descriptor.signInStart.map { (name: $0.info.name, factor: factor) } }
+        let choices = factors.compactMap { factor in
+            factor.descriptor.signInStart.map { (name: $0.info.name, factor: factor) }
+        }
         let reader = try ParamReader(
-            params, allowed: Set(["mfaPendingCredential", "mfaEnrollmentId", "tenantId", "languageCode"] + choices.map(\.name)))
+            params,
+            allowed: Set(["mfaPendingCredential", "mfaEnrollmentId", "tenantId", "languageCode"] + choices.map(\.name)))
         let present = try choices.compactMap { choice in try reader.object(choice.name).map { (choice.factor, $0) } }
         guard present.count <= 1 else {
-            throw AuthError(.invalidArgument, "At most one of \(choices.map(\.name).joined(separator: ", ")) is allowed.")
+            throw AuthError(
+                .invalidArgument, "At most one of \(choices.map(\.name).joined(separator: ", ")) is allowed.")
         }
         return SignInStartRequest(
             pendingCredential: try reader.credential("mfaPendingCredential", missing: .missingMFAPendingCredential),

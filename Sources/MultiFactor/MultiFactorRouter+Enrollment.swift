@@ -1,7 +1,7 @@
 public import FoundationEssentials
+import Logging
 public import TesseraCore
 import TesseraCrypto
-import Logging
 import TesseraJSON
 import TesseraPostgres
 
@@ -18,7 +18,8 @@ extension MultiFactorRouter {
                 guard try await EnrollmentStore.all(pool, userID: user.userID).count < Self.maxEnrollments else {
                     throw Self.limitExceeded
                 }
-                let (session, hash) = try FactorSessions.handle(lifetime: factor.descriptor.enrollmentLifetime, now: now)
+                let (session, hash) = try FactorSessions.handle(
+                    lifetime: factor.descriptor.enrollmentLifetime, now: now)
                 let challenge = try await factor.startEnrollment(
                     request.info, for: user, session: session,
                     in: self.context(pool, config, now: now, languageCode: request.languageCode))
@@ -48,15 +49,17 @@ extension MultiFactorRouter {
                     pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
                 let session = try await FactorSessions.open(
                     pool, keyRing: self.keyRing, sessionInfo: sessionInfo, purpose: .enroll, userID: user.userID,
-                    now: now) { $0.factor == factorID }
+                    now: now
+                ) { $0.factor == factorID }
                 try await AttemptLedger.take(
                     pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
                 let enrollment = Enrollment(
                     id: try SecureRandom.identifier(), userID: user.userID, factor: factorID, displayName: displayName,
                     enrolledAt: now, publicInfo: JSONObject())
                 try await pool.transaction { transaction in
-                    guard try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
-                        < Self.maxEnrollments
+                    guard
+                        try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
+                            < Self.maxEnrollments
                     else { throw Self.limitExceeded }
                     try await FactorSessions.consume(transaction, session)
                     try await EnrollmentStore.insert(transaction, enrollment)

@@ -4,7 +4,9 @@ public import TesseraPostgres
 
 extension MultiFactorRouter {
     /// `accounts.signUp`: a new password user, signed in; under `MANDATORY` its tokens ask it to enrol.
-    public func signUp(email: String, password: String, displayName: String?, tenantID: String?) async throws
+    public func signUp(
+        email: String, password: String, displayName: String?, tenantID: String?
+    ) async throws
         -> TokenResult
     {
         try await accounts.signUp(

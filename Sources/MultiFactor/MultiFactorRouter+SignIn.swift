@@ -54,9 +54,11 @@ extension MultiFactorRouter {
                 try Self.checkEnabled(factor, config)
                 try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
                 let session = try await self.signInSession(
-                    pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id, now: now)
+                    pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id,
+                    now: now)
                 try await AttemptLedger.take(
-                    pool, table: "mfa_pending_credentials", hash: credential.hash, expiresAt: credential.expiresAt, now: now)
+                    pool, table: "mfa_pending_credentials", hash: credential.hash, expiresAt: credential.expiresAt,
+                    now: now)
                 if let session {
                     try await AttemptLedger.take(
                         pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
@@ -65,7 +67,8 @@ extension MultiFactorRouter {
                 try await pool.transaction { transaction in
                     try await PendingCredentials.consume(transaction, credential)
                     try await factor.verifySignIn(
-                        enrollment, request.info, state: session?.state, in: self.context(transaction, config, now: now))
+                        enrollment, request.info, state: session?.state, in: self.context(transaction, config, now: now)
+                    )
                     try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
                 }
                 let signIn = SignInSession(
@@ -109,7 +112,8 @@ extension MultiFactorRouter {
         enrollmentID: String, now: Date
     ) async throws -> StoredSession? {
         guard factor.descriptor.signInStart != nil else { return nil }
-        let sessionInfo = try ParamReader(info, allowed: Set(info.keys)).credential("sessionInfo", missing: .missingSessionInfo)
+        let sessionInfo = try ParamReader(info, allowed: Set(info.keys)).credential(
+            "sessionInfo", missing: .missingSessionInfo)
         return try await FactorSessions.open(
             pool, keyRing: keyRing, sessionInfo: sessionInfo, purpose: .signIn, userID: credential.userID, now: now
         ) { $0.enrollmentID == enrollmentID && $0.credentialHash == credential.hash }
@@ -137,7 +141,9 @@ extension MultiFactorRouter {
         return stored
     }
 
-    private static func enrollment(_ id: String, among enrollments: [LockableEnrollment]) throws(AuthError)
+    private static func enrollment(
+        _ id: String, among enrollments: [LockableEnrollment]
+    ) throws(AuthError)
         -> LockableEnrollment
     {
         guard let found = enrollments.first(where: { $0.enrollment.id == id }) else {

@@ -60,7 +60,9 @@ public final class MultiFactorRouter: Sendable {
     }
 
     /// A factor's context for one call.
-    func context(_ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil) -> FactorContext {
+    func context(
+        _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil
+    ) -> FactorContext {
         FactorContext(database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode)
     }
 
@@ -73,7 +75,9 @@ public final class MultiFactorRouter: Sendable {
     }
 
     /// Runs one step of `factor` in `tenantID`, counting and logging its outcome (never a user's code or secret).
-    func recorded<T>(_ factor: FactorID, _ step: String, tenantID: String?, _ body: () async throws -> T) async throws -> T {
+    func recorded<T>(
+        _ factor: FactorID, _ step: String, tenantID: String?, _ body: () async throws -> T
+    ) async throws -> T {
         do {
             let value = try await body()
             outcome(factor, step, "OK", tenantID: tenantID)

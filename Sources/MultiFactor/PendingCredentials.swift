@@ -35,7 +35,9 @@ enum PendingCredentials {
     /// The open credential `handle` of tenant `tenantID`: `INVALID_MFA_PENDING_CREDENTIAL` when unknown (tampered,
     /// or used), `TENANT_ID_MISMATCH` for another tenant's, `SESSION_EXPIRED` after 600 s, and
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` when its attempts are spent.
-    static func open(_ db: some SQLRunner, handle: String, tenantID: String?, now: Date) async throws -> PendingCredential {
+    static func open(
+        _ db: some SQLRunner, handle: String, tenantID: String?, now: Date
+    ) async throws -> PendingCredential {
         let hash = try SecretDigest.of(handle)
         let found = try await db.query(
             """

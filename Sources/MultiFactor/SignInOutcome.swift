@@ -20,7 +20,8 @@ public enum SignInOutcome: Codable, Sendable, Equatable, JSONSchemaDescribing {
     public init(from decoder: any Decoder) throws {
         let object = try JSONObject(from: decoder)
         let value = JSONValue.object(object)
-        self = object["mfaPendingCredential"] == nil
+        self =
+            object["mfaPendingCredential"] == nil
             ? .tokens(try JSONValueDecoder().decode(TokenResult.self, from: value))
             : .challenge(try JSONValueDecoder().decode(MFAChallenge.self, from: value))
     }

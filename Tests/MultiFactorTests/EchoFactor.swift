@@ -10,12 +10,14 @@ import TesseraPostgres
 /// itself: the code comes back in the start step's response, which no real factor would ever do.
 struct EchoFactor: Factor {
     static let migrations = [
-        Migration(module: "echo", version: 1, name: "labels", sql: """
-            CREATE TABLE echo_enrollments (
-                enrollment_id text PRIMARY KEY REFERENCES mfa_enrollments ON DELETE CASCADE,
-                label text NOT NULL
-            );
-            """)
+        Migration(
+            module: "echo", version: 1, name: "labels",
+            sql: """
+                CREATE TABLE echo_enrollments (
+                    enrollment_id text PRIMARY KEY REFERENCES mfa_enrollments ON DELETE CASCADE,
+                    label text NOT NULL
+                );
+                """)
     ]
 
     var descriptor: FactorDescriptor {
@@ -61,7 +63,9 @@ struct EchoFactor: Factor {
             response: ["sessionInfo": .string(session.sessionInfo), "code": .string(code)], state: Array(code.utf8))
     }
 
-    func verifySignIn(_ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext) async throws {
+    func verifySignIn(
+        _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
+    ) async throws {
         let code = try ParamReader(info, allowed: ["sessionInfo", "code"]).credential("code", missing: .missingCode)
         guard let state, ConstantTime.equals(Array(code.utf8), state) else { throw AuthError(.invalidCode) }
     }

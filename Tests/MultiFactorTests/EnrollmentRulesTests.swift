@@ -2,13 +2,13 @@ import FoundationEssentials
 import Logging
 import MultiFactor
 import TOTPFactor
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraMetrics
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// The preconditions of enrolment (API §4 rules 2, 3 and 9), MANDATORY (rule 5) and inheritance (rule 1).
 @Suite(.serialized) struct EnrollmentRulesTests {
@@ -16,15 +16,17 @@ import TesseraTestSupport
         try await MFAHarness.run { mfa in
             let off = try await mfa.tenant(mfa: ["state": "ENABLED"])
             let offUser = try await mfa.verifiedUser(tenantID: off)
-            #expect(try await reason { _ = try await mfa.startTOTP(offUser.tokens.idToken, tenantID: off) }
-                == .operationNotAllowed)
+            #expect(
+                try await reason { _ = try await mfa.startTOTP(offUser.tokens.idToken, tenantID: off) }
+                    == .operationNotAllowed)
 
             let tenant = try await mfa.tenant(mfa: MFAHarness.totp())
             let email = CoreHarness.email("unverified")
             let unverified = try await mfa.router.signUp(
                 email: email, password: MFAHarness.password, displayName: nil, tenantID: tenant)
-            #expect(try await reason { _ = try await mfa.startTOTP(unverified.idToken, tenantID: tenant) }
-                == .unverifiedEmail)
+            #expect(
+                try await reason { _ = try await mfa.startTOTP(unverified.idToken, tenantID: tenant) }
+                    == .unverifiedEmail)
 
             let user = try await mfa.verifiedUser(tenantID: tenant)
             let phoneSignIn = try await mfa.core.database.withPool { pool in
@@ -33,18 +35,21 @@ import TesseraTestSupport
                     userID: record.userID, tenantID: tenant, authTime: mfa.clock.now(), provider: "phone")
                 return try await mfa.core.services.tokens.issue(pool, session: session, user: record)
             }
-            #expect(try await reason { _ = try await mfa.startTOTP(phoneSignIn.idToken, tenantID: tenant) }
-                == .unsupportedFirstFactor)
+            #expect(
+                try await reason { _ = try await mfa.startTOTP(phoneSignIn.idToken, tenantID: tenant) }
+                    == .unsupportedFirstFactor)
 
             let started = try await mfa.startTOTP(user.tokens.idToken, tenantID: tenant)
             let (sessionInfo, secret) = (started.sessionInfo, started.secret)
             mfa.clock.advance(by: 301)
-            #expect(try await reason { _ = try await mfa.startTOTP(user.tokens.idToken, tenantID: tenant) }
-                == .credentialTooOldLoginAgain)
-            #expect(try await reason {
-                _ = try await mfa.finalizeTOTP(
-                    user.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret), tenantID: tenant)
-            } == .credentialTooOldLoginAgain)
+            #expect(
+                try await reason { _ = try await mfa.startTOTP(user.tokens.idToken, tenantID: tenant) }
+                    == .credentialTooOldLoginAgain)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finalizeTOTP(
+                        user.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret), tenantID: tenant)
+                } == .credentialTooOldLoginAgain)
 
             let fresh = try await mfa.tokens(user.email, tenantID: tenant)
             for _ in 0..<MultiFactorRouter.maxEnrollments {
@@ -56,8 +61,9 @@ import TesseraTestSupport
             let signedIn = try await mfa.finishTOTP(
                 current.mfaPendingCredential, enrollmentID: current.mfaInfo[0].mfaEnrollmentId,
                 code: try mfa.code(try await secretOf(mfa, current.mfaInfo[0].mfaEnrollmentId)), tenantID: tenant)
-            #expect(try await reason { _ = try await mfa.startTOTP(signedIn.idToken, tenantID: tenant) }
-                == .secondFactorLimitExceeded)
+            #expect(
+                try await reason { _ = try await mfa.startTOTP(signedIn.idToken, tenantID: tenant) }
+                    == .secondFactorLimitExceeded)
         }
     }
 
@@ -70,30 +76,36 @@ import TesseraTestSupport
             let (sessionInfo, secret) = (started.sessionInfo, started.secret)
             let finalizeBy = started.info["finalizeEnrollmentTime"]?.stringValue
             #expect(finalizeBy == RFC3339.string(from: mfa.clock.now().addingTimeInterval(600)))
-            #expect(try await reason {
-                _ = try await mfa.finalizeTOTP(
-                    bob.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret), tenantID: tenant)
-            } == .invalidSessionInfo)
-            #expect(try await reason {
-                _ = try await mfa.finalizeTOTP(
-                    alice.tokens.idToken, sessionInfo: sessionInfo + "x", code: try mfa.code(secret), tenantID: tenant)
-            } == .invalidSessionInfo)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finalizeTOTP(
+                        bob.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret), tenantID: tenant)
+                } == .invalidSessionInfo)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finalizeTOTP(
+                        alice.tokens.idToken, sessionInfo: sessionInfo + "x", code: try mfa.code(secret),
+                        tenantID: tenant)
+                } == .invalidSessionInfo)
             _ = try await mfa.finalizeTOTP(
                 alice.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret), tenantID: tenant)
-            #expect(try await reason {
-                _ = try await mfa.finalizeTOTP(
-                    alice.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret, steps: 1),
-                    tenantID: tenant)
-            } == .invalidSessionInfo)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finalizeTOTP(
+                        alice.tokens.idToken, sessionInfo: sessionInfo, code: try mfa.code(secret, steps: 1),
+                        tenantID: tenant)
+                } == .invalidSessionInfo)
 
             let late = try await mfa.startTOTP(bob.tokens.idToken, tenantID: tenant)
             mfa.clock.advance(by: 350)
             let renewed = try await mfa.tokens(bob.email, tenantID: tenant)
             mfa.clock.advance(by: 251)
-            #expect(try await reason {
-                _ = try await mfa.finalizeTOTP(
-                    renewed.idToken, sessionInfo: late.sessionInfo, code: try mfa.code(late.secret), tenantID: tenant)
-            } == .sessionExpired)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finalizeTOTP(
+                        renewed.idToken, sessionInfo: late.sessionInfo, code: try mfa.code(late.secret),
+                        tenantID: tenant)
+                } == .sessionExpired)
         }
     }
 
@@ -105,9 +117,11 @@ import TesseraTestSupport
             let sessionInfo = started.sessionInfo
             let wrongCode = try mfa.code(started.secret, steps: 20)
             for _ in 0..<5 {
-                #expect(try await reason {
-                    _ = try await mfa.finalizeTOTP(idToken, sessionInfo: sessionInfo, code: wrongCode, tenantID: tenant)
-                } == .invalidCode)
+                #expect(
+                    try await reason {
+                        _ = try await mfa.finalizeTOTP(
+                            idToken, sessionInfo: sessionInfo, code: wrongCode, tenantID: tenant)
+                    } == .invalidCode)
             }
             let rightCode = try mfa.code(started.secret)
             let spent = try await authError {
@@ -124,18 +138,22 @@ import TesseraTestSupport
             let alice = try await mfa.verifiedUser(tenantID: tenant)
             let bob = try await mfa.verifiedUser(tenantID: tenant)
             let (aliceEnrollment, _) = try await mfa.enrollTOTP(alice.tokens.idToken, tenantID: tenant)
-            #expect(try await reason {
-                try await mfa.router.withdrawEnrollment(
-                    idToken: bob.tokens.idToken, enrollmentID: aliceEnrollment, tenantID: tenant)
-            } == .mfaEnrollmentNotFound)
+            #expect(
+                try await reason {
+                    try await mfa.router.withdrawEnrollment(
+                        idToken: bob.tokens.idToken, enrollmentID: aliceEnrollment, tenantID: tenant)
+                } == .mfaEnrollmentNotFound)
             mfa.clock.advance(by: 2)
             try await mfa.router.withdrawEnrollment(
                 idToken: alice.tokens.idToken, enrollmentID: aliceEnrollment, tenantID: tenant)
-            #expect(try await reason { try await mfa.core.verify(idToken: alice.tokens.idToken, tenantID: tenant) }
-                == .tokenExpired)
-            #expect(try await reason {
-                _ = try await mfa.core.services.accounts.refresh(refreshToken: alice.tokens.refreshToken, tenantID: tenant)
-            } == .invalidRefreshToken)
+            #expect(
+                try await reason { try await mfa.core.verify(idToken: alice.tokens.idToken, tenantID: tenant) }
+                    == .tokenExpired)
+            #expect(
+                try await reason {
+                    _ = try await mfa.core.services.accounts.refresh(
+                        refreshToken: alice.tokens.refreshToken, tenantID: tenant)
+                } == .invalidRefreshToken)
             _ = try await mfa.tokens(alice.email, tenantID: tenant)
             try await mfa.core.verify(idToken: bob.tokens.idToken, tenantID: tenant)
         }
@@ -148,9 +166,10 @@ import TesseraTestSupport
             #expect(user.tokens.mfaEnrollmentRequired == true)
             #expect(try claimsOf(user.tokens.idToken)["mfa_enrollment_required"] == true)
             _ = try await mfa.router.lookup(idToken: user.tokens.idToken, tenantID: tenant)
-            #expect(try await reason {
-                try await mfa.core.services.accounts.delete(idToken: user.tokens.idToken, tenantID: tenant)
-            } == .mfaEnrollmentRequired)
+            #expect(
+                try await reason {
+                    try await mfa.core.services.accounts.delete(idToken: user.tokens.idToken, tenantID: tenant)
+                } == .mfaEnrollmentRequired)
             let refreshed = try await mfa.core.services.accounts.refresh(
                 refreshToken: user.tokens.refreshToken, tenantID: tenant)
             #expect(refreshed.mfaEnrollmentRequired == true)
@@ -210,7 +229,8 @@ func secretOf(_ mfa: MFAHarness, _ enrollmentID: String) async throws -> [UInt8]
     let keyRing = mfa.core.services.keyRing
     return try await mfa.core.database.withPool { pool in
         let sealed = try await pool.query(
-            "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollmentID])[0].decode([UInt8].self, at: 0)
+            "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollmentID])[0].decode(
+                [UInt8].self, at: 0)
         return try keyRing.open(sealed, associatedData: Array(enrollmentID.utf8))
     }
 }

@@ -61,14 +61,17 @@ struct MFAHarness {
     static func totp(_ adjacentIntervals: Int = 5, state: String = "ENABLED") -> JSONValue {
         [
             "state": .string(state),
-            "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": .integer(Int64(adjacentIntervals))]]],
+            "providerConfigs": [
+                ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": .integer(Int64(adjacentIntervals))]]
+            ],
         ]
     }
 
     /// A password user of `tenantID` with a verified address; returns its id and a fresh sign-in's tokens.
     func verifiedUser(tenantID: String?) async throws -> (email: String, tokens: TokenResult) {
         let email = CoreHarness.email("mfa")
-        let signedUp = try await router.signUp(email: email, password: Self.password, displayName: nil, tenantID: tenantID)
+        let signedUp = try await router.signUp(
+            email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
         return (email, try await tokens(email, tenantID: tenantID))
     }
@@ -99,11 +102,14 @@ struct MFAHarness {
             EnrollmentStartRequest(idToken: idToken, tenantID: tenantID, languageCode: nil, factor: "totp", info: [:]))
         let info = try #require(started.result["totpSessionInfo"]?.objectValue)
         let key = try #require(info["sharedSecretKey"]?.stringValue)
-        return TOTPStart(sessionInfo: try #require(info["sessionInfo"]?.stringValue), secret: try Base32.decode(key), info: info)
+        return TOTPStart(
+            sessionInfo: try #require(info["sessionInfo"]?.stringValue), secret: try Base32.decode(key), info: info)
     }
 
     /// Finishes a TOTP enrolment with `code`.
-    func finalizeTOTP(_ idToken: String, sessionInfo: String, code: String, tenantID: String?) async throws -> TokenResult {
+    func finalizeTOTP(
+        _ idToken: String, sessionInfo: String, code: String, tenantID: String?
+    ) async throws -> TokenResult {
         try await router.finalizeEnrollment(
             EnrollmentFinalizeRequest(
                 idToken: idToken, tenantID: tenantID, displayName: "phone app", factor: "totp",
@@ -132,7 +138,9 @@ struct MFAHarness {
     }
 
     /// `mfaSignIn.finalize` with a TOTP code.
-    func finishTOTP(_ credential: String, enrollmentID: String?, code: String, tenantID: String?) async throws -> TokenResult {
+    func finishTOTP(
+        _ credential: String, enrollmentID: String?, code: String, tenantID: String?
+    ) async throws -> TokenResult {
         try await router.finalizeSignIn(
             SignInFinalizeRequest(
                 pendingCredential: credential, enrollmentID: enrollmentID, tenantID: tenantID, factor: "totp",

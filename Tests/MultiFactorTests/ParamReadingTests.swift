@@ -1,7 +1,7 @@
 import MultiFactor
-import Testing
 import TesseraCore
 import TesseraJSON
+import Testing
 
 /// The registry's parsers of the multi-factor params: the `MISSING_*` reasons of API §10 and `INVALID_ARGUMENT`
 /// for unknown, mistyped, absent or doubled factor members.
@@ -58,9 +58,10 @@ struct ParamReadingTests {
     }
 
     @Test func finalizeNeedsTheSessionOfTheStartStep() {
-        #expect(Self.reasonOf {
-            _ = try registry.enrollmentFinalize(["idToken": "t", "totpVerificationInfo": ["verificationCode": "1"]])
-        } == nil)
+        #expect(
+            Self.reasonOf {
+                _ = try registry.enrollmentFinalize(["idToken": "t", "totpVerificationInfo": ["verificationCode": "1"]])
+            } == nil)
         #expect(Self.reasonOf { _ = try registry.enrollmentFinalize(["totpVerificationInfo": [:]]) } == .missingIDToken)
     }
 }

@@ -1,12 +1,12 @@
 import FoundationEssentials
 import MultiFactor
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraMetrics
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// Pending credentials (API §4 rule 6) and brute-force limits (rule 7) of `mfaSignIn.*`.
 @Suite(.serialized) struct SignInRulesTests {
@@ -21,29 +21,36 @@ import TesseraTestSupport
             let challenge = try await mfa.challenge(alice.email, tenantID: tenant)
             let credential = challenge.mfaPendingCredential
             let code = try mfa.code(secret, steps: 1)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(credential, enrollmentID: bobEnrollment, code: code, tenantID: tenant)
-            } == .mfaEnrollmentNotFound)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(credential, enrollmentID: nil, code: code, tenantID: tenant)
-            } == .missingMFAEnrollmentID)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(credential, enrollmentID: aliceEnrollment, code: code, tenantID: other)
-            } == .tenantIDMismatch)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(credential + "x", enrollmentID: aliceEnrollment, code: code, tenantID: tenant)
-            } == .invalidMFAPendingCredential)
-            #expect(try await reason {
-                _ = try await mfa.router.startSignIn(
-                    SignInStartRequest(
-                        pendingCredential: credential, enrollmentID: aliceEnrollment, tenantID: tenant,
-                        languageCode: nil, info: nil))
-            } == .invalidArgument)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(credential, enrollmentID: bobEnrollment, code: code, tenantID: tenant)
+                } == .mfaEnrollmentNotFound)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(credential, enrollmentID: nil, code: code, tenantID: tenant)
+                } == .missingMFAEnrollmentID)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(credential, enrollmentID: aliceEnrollment, code: code, tenantID: other)
+                } == .tenantIDMismatch)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        credential + "x", enrollmentID: aliceEnrollment, code: code, tenantID: tenant)
+                } == .invalidMFAPendingCredential)
+            #expect(
+                try await reason {
+                    _ = try await mfa.router.startSignIn(
+                        SignInStartRequest(
+                            pendingCredential: credential, enrollmentID: aliceEnrollment, tenantID: tenant,
+                            languageCode: nil, info: nil))
+                } == .invalidArgument)
             mfa.clock.advance(by: 601)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(
-                    credential, enrollmentID: aliceEnrollment, code: try mfa.code(secret), tenantID: tenant)
-            } == .sessionExpired)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        credential, enrollmentID: aliceEnrollment, code: try mfa.code(secret), tenantID: tenant)
+                } == .sessionExpired)
         }
     }
 
@@ -55,10 +62,11 @@ import TesseraTestSupport
             let wrong = try mfa.code(secret, steps: 5)
             let first = try await mfa.challenge(user.email, tenantID: tenant)
             for _ in 0..<5 {
-                #expect(try await reason {
-                    _ = try await mfa.finishTOTP(
-                        first.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
-                } == .invalidCode)
+                #expect(
+                    try await reason {
+                        _ = try await mfa.finishTOTP(
+                            first.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
+                    } == .invalidCode)
             }
             let burned = try await authError {
                 _ = try await mfa.finishTOTP(
@@ -70,10 +78,11 @@ import TesseraTestSupport
 
             let second = try await mfa.challenge(user.email, tenantID: tenant)
             for _ in 0..<5 {
-                #expect(try await reason {
-                    _ = try await mfa.finishTOTP(
-                        second.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
-                } == .invalidCode)
+                #expect(
+                    try await reason {
+                        _ = try await mfa.finishTOTP(
+                            second.mfaPendingCredential, enrollmentID: enrollmentID, code: wrong, tenantID: tenant)
+                    } == .invalidCode)
             }
             mfa.clock.advance(by: 100)
             let third = try await mfa.challenge(user.email, tenantID: tenant)

@@ -1,11 +1,11 @@
 import FoundationEssentials
 import MultiFactor
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// What `mfaEnrollment.start` gives a TOTP user, and what is stored of the secret.
 @Suite(.serialized) struct TOTPEnrollmentTests {
@@ -25,9 +25,11 @@ import TesseraTestSupport
             #expect(info["hashingAlgorithm"] == "SHA1")
             #expect(info["periodSec"] == 30)
             let account = user.email
-            #expect(info["otpauthUri"] == .string(
-                "otpauth://totp/Acme%3A%20Dev%20%26%20Co:\(account)?secret=\(key)&issuer=Acme%3A%20Dev%20%26%20Co"
-                    + "&algorithm=SHA1&digits=6&period=30"))
+            #expect(
+                info["otpauthUri"]
+                    == .string(
+                        "otpauth://totp/Acme%3A%20Dev%20%26%20Co:\(account)?secret=\(key)&issuer=Acme%3A%20Dev%20%26%20Co"
+                            + "&algorithm=SHA1&digits=6&period=30"))
             #expect(started.display.manualEntryKey == key)
             let svg = try #require(started.display.qrCodeSVG)
             #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>") && !svg.contains("<script"))

@@ -1,13 +1,12 @@
 import FoundationEssentials
 import MultiFactor
-import Testing
 import TesseraCore
-import TesseraCrypto
 import TesseraCrypto
 import TesseraJSON
 import TesseraMetrics
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// TOTP through the router with a manual clock: the window, replay protection, claims and `lastLoginAt`.
 @Suite(.serialized) struct TOTPSignInTests {
@@ -23,11 +22,12 @@ import TesseraTestSupport
                     // A step on between the two rounds, so that with window 0 the second code is a fresh one.
                     if early > 0 { mfa.clock.advance(by: 30) }
                     let challenge = try await mfa.challenge(email, tenantID: tenant)
-                    #expect(try await reason {
-                        _ = try await mfa.finishTOTP(
-                            challenge.mfaPendingCredential, enrollmentID: enrollmentID,
-                            code: try mfa.code(secret, steps: early), tenantID: tenant)
-                    } == .invalidCode, "window \(window): step \(early) must be refused")
+                    #expect(
+                        try await reason {
+                            _ = try await mfa.finishTOTP(
+                                challenge.mfaPendingCredential, enrollmentID: enrollmentID,
+                                code: try mfa.code(secret, steps: early), tenantID: tenant)
+                        } == .invalidCode, "window \(window): step \(early) must be refused")
                     _ = try await mfa.finishTOTP(
                         challenge.mfaPendingCredential, enrollmentID: enrollmentID,
                         code: try mfa.code(secret, steps: late), tenantID: tenant)
@@ -47,20 +47,23 @@ import TesseraTestSupport
                 tokens.idToken, sessionInfo: sessionInfo, code: enrolmentCode, tenantID: tenant)
             let enrollmentID = try #require(enrolled.mfaEnrollmentId)
             let sameStep = try await mfa.challenge(email, tenantID: tenant)
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(
-                    sameStep.mfaPendingCredential, enrollmentID: enrollmentID, code: enrolmentCode, tenantID: tenant)
-            } == .invalidCode)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        sameStep.mfaPendingCredential, enrollmentID: enrollmentID, code: enrolmentCode, tenantID: tenant
+                    )
+                } == .invalidCode)
             _ = try await mfa.finishTOTP(
                 sameStep.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret, steps: 2),
                 tenantID: tenant)
             for replay in [2, 1] {
                 let again = try await mfa.challenge(email, tenantID: tenant)
-                #expect(try await reason {
-                    _ = try await mfa.finishTOTP(
-                        again.mfaPendingCredential, enrollmentID: enrollmentID,
-                        code: try mfa.code(secret, steps: replay), tenantID: tenant)
-                } == .invalidCode)
+                #expect(
+                    try await reason {
+                        _ = try await mfa.finishTOTP(
+                            again.mfaPendingCredential, enrollmentID: enrollmentID,
+                            code: try mfa.code(secret, steps: replay), tenantID: tenant)
+                    } == .invalidCode)
             }
         }
     }
@@ -85,13 +88,16 @@ import TesseraTestSupport
             #expect(claims["second_factor_identifier"] == .string(enrollmentID))
             #expect(claims["sign_in_provider"] == "password")
             #expect(try await lastLoginAt(mfa, tokens.localId) == mfa.clock.now())
-            let refreshed = try await mfa.core.services.accounts.refresh(refreshToken: signedIn.refreshToken, tenantID: tenant)
+            let refreshed = try await mfa.core.services.accounts.refresh(
+                refreshToken: signedIn.refreshToken, tenantID: tenant)
             #expect(try claimsOf(refreshed.idToken)["sign_in_second_factor"] == "totp")
-            #expect(try await reason {
-                _ = try await mfa.finishTOTP(
-                    challenge.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret, steps: 1),
-                    tenantID: tenant)
-            } == .invalidMFAPendingCredential)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        challenge.mfaPendingCredential, enrollmentID: enrollmentID,
+                        code: try mfa.code(secret, steps: 1),
+                        tenantID: tenant)
+                } == .invalidMFAPendingCredential)
         }
     }
 
@@ -132,6 +138,7 @@ func claimsOf(_ token: String) throws -> JSONObject {
 /// The stored `last_login_at` of `userID`.
 func lastLoginAt(_ mfa: MFAHarness, _ userID: String) async throws -> Date? {
     try await mfa.core.database.withPool { pool in
-        try await pool.query("SELECT last_login_at FROM users WHERE user_id = $1", [userID])[0].decode(Date?.self, at: 0)
+        try await pool.query("SELECT last_login_at FROM users WHERE user_id = $1", [userID])[0].decode(
+            Date?.self, at: 0)
     }
 }

@@ -1,12 +1,12 @@
 import FoundationEssentials
 import MultiFactor
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraMetrics
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// A factor the router has never heard of (``EchoFactor``, with a sign-in start step, its own table and masked
 /// info) works through the unchanged router and RPC parsers.
@@ -29,16 +29,19 @@ import TesseraTestSupport
             let enrolled = try await mfa.router.finalizeEnrollment(finalize)
             let enrollmentID = try #require(enrolled.mfaEnrollmentId)
             #expect(try claimsOf(enrolled.idToken)["sign_in_second_factor"] == "echo")
-            #expect(try await mfa.core.sql("SELECT 1 FROM echo_enrollments WHERE enrollment_id = $1", [enrollmentID]) == 1)
+            #expect(
+                try await mfa.core.sql("SELECT 1 FROM echo_enrollments WHERE enrollment_id = $1", [enrollmentID]) == 1)
             let lookedUp = try await mfa.router.lookup(idToken: enrolled.idToken, tenantID: tenant)
             #expect(lookedUp.mfaInfo.first?.factorInfo == ["echoInfo": "desk"])
 
             let challenge = try await mfa.challenge(user.email, tenantID: tenant)
             #expect(challenge.mfaInfo.first?.factorInfo == ["echoInfo": "***"])
             let credential = JSONValue.string(challenge.mfaPendingCredential)
-            let response = try await mfa.router.startSignIn(try registry.signInStart([
-                "mfaPendingCredential": credential, "mfaEnrollmentId": .string(enrollmentID), "tenantId": .string(tenant),
-            ]))
+            let response = try await mfa.router.startSignIn(
+                try registry.signInStart([
+                    "mfaPendingCredential": credential, "mfaEnrollmentId": .string(enrollmentID),
+                    "tenantId": .string(tenant),
+                ]))
             let sent = try #require(response["echoResponseInfo"]?.objectValue)
             func finish(_ code: JSONValue, sessionInfo: JSONValue?) throws -> SignInFinalizeRequest {
                 var info: JSONObject = ["code": code]
@@ -48,11 +51,13 @@ import TesseraTestSupport
                     "tenantId": .string(tenant), "echoVerificationInfo": .object(info),
                 ])
             }
-            #expect(try await reason { _ = try await mfa.router.finalizeSignIn(try finish("000000x", sessionInfo: nil)) }
-                == .missingSessionInfo)
-            #expect(try await reason {
-                _ = try await mfa.router.finalizeSignIn(try finish("999999x", sessionInfo: sent["sessionInfo"]))
-            } == .invalidCode)
+            #expect(
+                try await reason { _ = try await mfa.router.finalizeSignIn(try finish("000000x", sessionInfo: nil)) }
+                    == .missingSessionInfo)
+            #expect(
+                try await reason {
+                    _ = try await mfa.router.finalizeSignIn(try finish("999999x", sessionInfo: sent["sessionInfo"]))
+                } == .invalidCode)
             let tokens = try await mfa.router.finalizeSignIn(
                 try finish(sent["code"] ?? nil, sessionInfo: sent["sessionInfo"]))
             #expect(try claimsOf(tokens.idToken)["second_factor_identifier"] == .string(enrollmentID))
