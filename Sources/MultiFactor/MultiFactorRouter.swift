@@ -1,9 +1,9 @@
 public import FoundationEssentials
 public import Logging
 public import TesseraCore
-public import TesseraCrypto
+import TesseraCrypto
 public import TesseraMetrics
-public import TesseraPostgres
+import TesseraPostgres
 
 /// The multi-factor router (DESIGN §5): the public MFA methods of API §4 and the second-factor half of every
 /// first-factor sign-in, dispatched over the registered ``Factor`` plugins.

@@ -1,9 +1,9 @@
-public import FoundationEssentials
+import FoundationEssentials
 import Logging
 import Synchronization
 public import TesseraCore
 public import TesseraCrypto
-public import TesseraLoop
+import TesseraLoop
 public import TesseraPostgres
 
 /// Core services over the test database (`TESSERA_TEST_DATABASE_URL`, migrated here), a manual clock, cheap
