@@ -88,22 +88,21 @@ public struct TOTPFactor: Factor {
         return ["totpInfo": [:]]
     }
 
-    /// Accepts a code of a step later than the last accepted one, and records its step by compare-and-swap.
+    /// Accepts a code only when its step is later than the last accepted one: the compare-and-swap that records
+    /// the step decides, so of two servers racing one code exactly one succeeds.
     public func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
     ) async throws {
         let code = try ParamReader(info, allowed: ["verificationCode"])
             .credential("verificationCode", missing: .missingCode)
         let stored = try await context.database.query(
-            "SELECT sealed_secret, last_step FROM totp_enrollments WHERE enrollment_id = $1", [enrollment.id])
+            "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollment.id])
         guard let row = stored.rows.first else {
             throw AuthError(.mfaEnrollmentNotFound, "The TOTP enrolment has no secret; enrol again.")
         }
         let secret = try context.keyRing.open(
             try row.decode([UInt8].self, at: 0), associatedData: Array(enrollment.id.utf8))
-        guard let step = try Self.matchingStep(code, secret: secret, in: context),
-            step > (try row.decode(Int64.self, at: 1))
-        else { throw Self.invalidCode }
+        guard let step = try Self.matchingStep(code, secret: secret, in: context) else { throw Self.invalidCode }
         let swapped = try await context.database.query(
             "UPDATE totp_enrollments SET last_step = $2 WHERE enrollment_id = $1 AND last_step < $2",
             [enrollment.id, step])

@@ -10,8 +10,8 @@ extension MultiFactorRouter {
         try await database.withPool { pool in
             let now = self.clock.now()
             let (config, credential, user, enrollment, factor) = try await self.challenged(
-                pool, handle: request.pendingCredential, enrollmentID: request.enrollmentID, tenantID: request.tenantID,
-                now: now)
+                pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now
+            ) { try Self.enrollment(request.enrollmentID, among: $0) }
             let descriptor = factor.descriptor
             return try await self.recorded(descriptor.id, "sign_in_start", tenantID: user.tenantID) {
                 guard let start = descriptor.signInStart else {
@@ -44,15 +44,9 @@ extension MultiFactorRouter {
         return try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
             try await database.withPool { pool in
                 let now = self.clock.now()
-                let config = try await self.configs.forUserMethod(pool, tenantID: request.tenantID)
-                let credential = try await PendingCredentials.open(
-                    pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now)
-                let user = try await self.signingInUser(pool, credential)
-                let stored = try Self.named(
-                    request, of: factor, among: try await EnrollmentStore.all(pool, userID: user.userID))
-                let enrollment = stored.enrollment
-                try Self.checkEnabled(factor, config)
-                try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
+                let (config, credential, user, enrollment, _) = try await self.challenged(
+                    pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now
+                ) { try Self.named(request, of: factor, among: $0) }
                 let session = try await self.signInSession(
                     pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id,
                     now: now)
@@ -80,14 +74,16 @@ extension MultiFactorRouter {
         }
     }
 
-    /// The pending credential, its user, and the enrolment `enrollmentID` with its enabled, unlocked factor.
+    /// The configuration in force, the open pending credential, its user, and the enrolment `pick` chooses among
+    /// the user's, with its enabled, unlocked factor.
     private func challenged(
-        _ pool: PostgresPool, handle: String, enrollmentID: String, tenantID: String?, now: Date
+        _ pool: PostgresPool, handle: String, tenantID: String?, now: Date,
+        pick: ([LockableEnrollment]) throws -> LockableEnrollment
     ) async throws -> (EffectiveConfig, PendingCredential, UserRecord, Enrollment, any Factor) {
         let config = try await configs.forUserMethod(pool, tenantID: tenantID)
         let credential = try await PendingCredentials.open(pool, handle: handle, tenantID: tenantID, now: now)
         let user = try await signingInUser(pool, credential)
-        let stored = try Self.enrollment(enrollmentID, among: try await EnrollmentStore.all(pool, userID: user.userID))
+        let stored = try pick(try await EnrollmentStore.all(pool, userID: user.userID))
         guard let factor = registry.factor(stored.enrollment.factor) else {
             throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
         }

@@ -2,8 +2,9 @@ public import FoundationEssentials
 public import TesseraCrypto
 public import TesseraPostgres
 
-/// The account methods of the public listener (API §3): e-mail and password sign-up and sign-in, e-mail
-/// verification, lookup and deletion. Every method runs under the effective configuration of its tenant (or the
+/// The account methods of the public listener (API §3): e-mail and password sign-up, the password check of a
+/// sign-in, e-mail verification, deletion and refresh (the `MultiFactorRouter` decides what follows a first factor,
+/// and serves `accounts.lookup`). Every method runs under the effective configuration of its tenant (or the
 /// project): an unknown tenant is `TENANT_NOT_FOUND`, a tenant with `disableAuth` is `PROJECT_DISABLED`.
 public final class Accounts: Sendable {
     /// How long an e-mail verification code is good for.
