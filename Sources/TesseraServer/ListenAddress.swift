@@ -1,3 +1,5 @@
+import TesseraHTTP
+
 /// A `HOST:PORT` to listen on, with a numeric IPv4 or bracketed IPv6 host (`127.0.0.1:8080`, `[::1]:8081`).
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// The numeric host, without brackets.

@@ -1,3 +1,5 @@
+public import TesseraHTTP
+
 /// How the server is run (API §1), resolved from command-line options, then the environment, then defaults.
 public struct ServerConfiguration: Sendable {
     /// Whether phone numbers need app verification (`--app-verification`).

@@ -1,4 +1,5 @@
 import Testing
+import TesseraHTTP
 import TesseraServer
 
 @Suite struct ServerConfigurationTests {
