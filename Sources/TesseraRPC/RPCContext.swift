@@ -7,7 +7,9 @@ public struct RPCContext: Sendable {
     public var requestID: String
     /// The HTTP request's header fields (`Authorization` for admin methods, ...).
     public var headers: HTTPHeaders
-    /// The client's address as the server decided to believe it (after trusted-proxy processing), when known.
+    /// The client's IP address as the server decided to believe it (the socket's peer, or what trusted proxies
+    /// reported: `ClientAddress`), as bare canonical text without a port (`192.0.2.1`, `2001:db8::1`); nil when
+    /// unknown.
     public var remoteAddress: String?
     /// Who is calling, as the table's ``RPCAuthenticator`` decided (an admin key's identity); nil on tables
     /// without an authenticator.

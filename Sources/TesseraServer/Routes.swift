@@ -11,6 +11,8 @@ struct Routes: Sendable {
     let listener: String
     let instruments: Instruments
     let logger: Logger
+    /// The proxies whose forwarding headers are believed when they are the peer (`--trusted-proxy`).
+    let trustedProxies: [IPNetwork]
 
     /// `/healthz`, `/oauth2/jwks`, `/verify-email` and `/rpc` with the public method table.
     func publicRouter(methods: RPCMethodTable, services: CoreServices) -> HTTPRouter {
@@ -93,11 +95,14 @@ struct Routes: Sendable {
         let calls = instruments.methods(methods.methodNames, on: listener)
         let dispatcher = RPCDispatcher(methods: methods) { call in calls.record(call) }
         let logger = logger
+        let trustedProxies = trustedProxies
         let route = instruments.route("/rpc", on: listener)
         router.mount("/rpc", .async { request in
             let start = ContinuousClock.now
+            let client = ClientAddress.resolve(
+                peer: request.remoteAddress, headers: request.headers, trustedProxies: trustedProxies)
             let context = RPCContext(
-                requestID: RequestID.make(), headers: request.headers, remoteAddress: request.remoteAddress,
+                requestID: RequestID.make(), headers: request.headers, remoteAddress: client?.description,
                 logger: logger)
             let response = await dispatcher.respond(to: request, context: context)
             route.record(status: response.status.code, since: start)

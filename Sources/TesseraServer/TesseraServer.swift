@@ -29,7 +29,9 @@ public final class TesseraServer: Sendable {
         let multiFactor = MultiFactorRouter(
             services: services, registry: StandardFactors.registry, logger: logger, metrics: metrics)
         publicServer = configuration.publicListen.map { address in
-            let routes = Routes(listener: "public", instruments: instruments, logger: logger)
+            let routes = Routes(
+                listener: "public", instruments: instruments, logger: logger,
+                trustedProxies: configuration.trustedProxies)
             return HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: routes.publicRouter(
@@ -37,7 +39,9 @@ public final class TesseraServer: Sendable {
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in
-            let routes = Routes(listener: "admin", instruments: instruments, logger: logger)
+            let routes = Routes(
+                listener: "admin", instruments: instruments, logger: logger,
+                trustedProxies: configuration.trustedProxies)
             let router = routes.adminRouter(
                 methods: AdminMethods.table(services), isReady: { database.isReady }, metrics: metrics)
             return HTTPServer(
