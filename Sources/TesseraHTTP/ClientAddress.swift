@@ -102,10 +102,13 @@ public enum ClientAddress {
         return text[first...last]
     }
 
+    /// The list separator of both headers.
     static let comma = UInt8(ascii: ",")
 
+    /// Whether the byte is an ASCII digit.
     static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
+    /// Whether the byte is an ASCII letter of either case.
     static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
