@@ -1,6 +1,6 @@
-import FoundationEssentials
-import TesseraCore
-import TesseraPostgres
+public import FoundationEssentials
+public import TesseraCore
+public import TesseraPostgres
 
 /// The router's brute-force accounting (API §4 rule 7), kept in the database so it holds across a fleet.
 ///
@@ -9,9 +9,12 @@ import TesseraPostgres
 /// session anyway. So five wrong codes against one `sessionInfo` or `mfaPendingCredential` burn it (the fifth
 /// still answers `INVALID_CODE`, the sixth attempt is refused), and the tenth consecutive attempt at one enrolment
 /// locks it for 900 s whatever credential is used; a right code clears the count.
-enum AttemptLedger {
+///
+/// Other single-use code sessions (phone sign-in's `sessionInfo`) apply the same per-handle limit through
+/// ``checkOpen(expiresAt:attempts:now:)`` and ``take(_:table:hash:expiresAt:now:)``.
+public enum AttemptLedger {
     /// Attempts per pending credential and per factor session.
-    static let perHandle = 5
+    public static let perHandle = 5
     /// Consecutive failed attempts at one enrolment before it locks.
     static let perEnrollment = 10
     /// How long a locked enrolment stays locked.
@@ -20,14 +23,15 @@ enum AttemptLedger {
     /// `SESSION_EXPIRED` when a handle (pending credential or session) is past `expiresAt`, else
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` when its attempts are spent (with the seconds until it would have expired:
     /// after that a new sign-in starts afresh).
-    static func checkOpen(expiresAt: Date, attempts: Int, now: Date) throws(AuthError) {
+    public static func checkOpen(expiresAt: Date, attempts: Int, now: Date) throws(AuthError) {
         guard expiresAt > now else { throw AuthError(.sessionExpired, "The session has expired; start again.") }
         guard attempts < perHandle else { throw spent(expiresAt: expiresAt, now: now) }
     }
 
-    /// Takes one attempt of the handle whose hash is `hash` in `table` (`mfa_pending_credentials` or
-    /// `mfa_sessions`); `TOO_MANY_ATTEMPTS_TRY_LATER` when none is left.
-    static func take(
+    /// Takes one attempt of the handle whose hash is `hash` in `table` (`mfa_pending_credentials`,
+    /// `mfa_sessions`, or another table with `handle_hash` and `attempts` columns); `TOO_MANY_ATTEMPTS_TRY_LATER`
+    /// when none is left.
+    public static func take(
         _ db: some SQLRunner, table: StaticString, hash: [UInt8], expiresAt: Date, now: Date
     ) async throws {
         let taken = try await db.query(

@@ -16,15 +16,20 @@ public struct FactorContext {
     public let keyRing: KeyRing
     /// The language the client asked for (`languageCode`), when the method takes one.
     public let languageCode: String?
+    /// The client's IP address as the server believes it (after trusted proxies), when known; for the start
+    /// steps that send something and limit sends per client.
+    public let clientAddress: String?
 
     /// A context with every service given.
     public init(
-        database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?
+        database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?,
+        clientAddress: String? = nil
     ) {
         self.database = database
         self.config = config
         self.now = now
         self.keyRing = keyRing
         self.languageCode = languageCode
+        self.clientAddress = clientAddress
     }
 }

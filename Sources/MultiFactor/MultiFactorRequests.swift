@@ -9,6 +9,8 @@ public struct EnrollmentStartRequest: Sendable {
     public var factor: FactorID
     /// The factor's info member (`totpEnrollmentInfo`).
     public var info: JSONObject
+    /// The client's IP address, set by the caller from the transport (not a param).
+    public var clientAddress: String?
 
     /// A request with every part given.
     public init(idToken: String, tenantID: String?, languageCode: String?, factor: FactorID, info: JSONObject) {
@@ -47,6 +49,8 @@ public struct SignInStartRequest: Sendable {
     public var languageCode: String?
     /// The start info member present in the call, with the factor it names; nil when absent.
     public var info: (factor: FactorID, value: JSONObject)?
+    /// The client's IP address, set by the caller from the transport (not a param).
+    public var clientAddress: String?
 
     /// A request with every part given.
     public init(

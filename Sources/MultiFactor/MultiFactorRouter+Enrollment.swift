@@ -22,7 +22,9 @@ extension MultiFactorRouter {
                     lifetime: factor.descriptor.enrollmentLifetime, now: now)
                 let challenge = try await factor.startEnrollment(
                     request.info, for: user, session: session,
-                    in: self.context(pool, config, now: now, languageCode: request.languageCode))
+                    in: self.context(
+                        pool, config, now: now, languageCode: request.languageCode,
+                        clientAddress: request.clientAddress))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .enroll, userID: user.userID,
                     factor: factor.descriptor.id, state: challenge.state)
@@ -98,9 +100,9 @@ extension MultiFactorRouter {
     }
 
     /// The user of `idToken` when they may enrol `factor` now (API §4 rules 2 and 3), with the configuration in
-    /// force and the token's claims: `OPERATION_NOT_ALLOWED` when the factor is not enabled, `UNVERIFIED_EMAIL`,
-    /// `UNSUPPORTED_FIRST_FACTOR` after a phone sign-in, `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the sign-in is
-    /// older than 300 s.
+    /// force and the token's claims: `OPERATION_NOT_ALLOWED` when the factor is not enabled,
+    /// `UNSUPPORTED_FIRST_FACTOR` after a phone sign-in (first, as no e-mail can fix it), `UNVERIFIED_EMAIL`,
+    /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the sign-in is older than 300 s.
     private func enrollingUser(
         _ pool: PostgresPool, idToken: String, tenantID: String?, factor: any Factor, now: Date
     ) async throws -> (EffectiveConfig, IDTokenClaims, UserRecord) {
@@ -110,11 +112,11 @@ extension MultiFactorRouter {
         guard factor.isEnabled(by: config.mfa) else {
             throw AuthError(.operationNotAllowed, "The \(factor.descriptor.id) factor is not enabled.")
         }
-        guard user.email != nil, user.emailVerified else {
-            throw AuthError(.unverifiedEmail, "Verify the e-mail address before enrolling a second factor.")
-        }
         guard Self.mfaCapableProviders.contains(claims.signInProvider) else {
             throw AuthError(.unsupportedFirstFactor, "A \(claims.signInProvider) sign-in cannot enrol a second factor.")
+        }
+        guard user.email != nil, user.emailVerified else {
+            throw AuthError(.unverifiedEmail, "Verify the e-mail address before enrolling a second factor.")
         }
         guard now.timeIntervalSince1970 - TimeInterval(claims.authTime) <= Self.recentSignIn else {
             throw AuthError(.credentialTooOldLoginAgain, "Sign in again to enrol a second factor.")

@@ -25,7 +25,9 @@ extension MultiFactorRouter {
                 let (session, hash) = try FactorSessions.handle(lifetime: descriptor.signInLifetime, now: now)
                 let challenge = try await factor.startSignIn(
                     enrollment, request.info?.value ?? JSONObject(), session: session,
-                    in: self.context(pool, config, now: now, languageCode: request.languageCode))
+                    in: self.context(
+                        pool, config, now: now, languageCode: request.languageCode,
+                        clientAddress: request.clientAddress))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .signIn, userID: user.userID,
                     factor: descriptor.id, enrollmentID: enrollment.id, credentialHash: credential.hash,

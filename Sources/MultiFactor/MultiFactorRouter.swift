@@ -61,9 +61,12 @@ public final class MultiFactorRouter: Sendable {
 
     /// A factor's context for one call.
     func context(
-        _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil
+        _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil,
+        clientAddress: String? = nil
     ) -> FactorContext {
-        FactorContext(database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode)
+        FactorContext(
+            database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode,
+            clientAddress: clientAddress)
     }
 
     /// `enrollment` as clients see it, through its factor.
