@@ -37,19 +37,32 @@ public enum UserStore {
     /// decided by the unique indexes, so concurrent sign-ups of one address create exactly one user.
     static func insert(_ db: some SQLRunner, _ user: UserRecord) async throws {
         do {
-            try await db.query(
-                """
-                INSERT INTO users (\(UserRecord.columns))
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-                """,
-                [
-                    user.userID, user.tenantID, user.email, user.emailVerified, user.phoneNumber, user.displayName,
-                    user.passwordHash, user.phoneSignIn, user.disabled, user.createdAt, user.lastLoginAt,
-                    user.tokensValidAfter,
-                ])
+            try await db.query(insertStatement, insertValues(user))
         } catch {
             throw conflict(error)
         }
+    }
+
+    /// Inserts `user` (who has a phone number and no e-mail) unless the tenant already has an account with its
+    /// number; whether it was inserted. The conflict is not an error, so this can run inside a transaction.
+    static func insertUnlessPhoneTaken(_ db: some SQLRunner, _ user: UserRecord) async throws -> Bool {
+        let inserted = try await db.query(
+            insertStatement + " ON CONFLICT ((coalesce(tenant_id, '')), phone_number) WHERE phone_number IS NOT NULL"
+                + " DO NOTHING RETURNING 1",
+            insertValues(user))
+        return inserted.rowCount == 1
+    }
+
+    private static let insertStatement = """
+        INSERT INTO users (\(UserRecord.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        """
+
+    private static func insertValues(_ user: UserRecord) -> [any PostgresEncodable] {
+        [
+            user.userID, user.tenantID, user.email, user.emailVerified, user.phoneNumber, user.displayName,
+            user.passwordHash, user.phoneSignIn, user.disabled, user.createdAt, user.lastLoginAt,
+            user.tokensValidAfter,
+        ]
     }
 
     /// Writes every settable column of `user` (matched by id and tenant). Conflicts as in ``insert(_:_:)``.
