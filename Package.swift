@@ -77,10 +77,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PhoneFactor",
+            dependencies: ["MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraJSON", "TesseraPostgres", "TesseraHTTP"],
+            path: "Plugins/PhoneFactor",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", "MultiFactor", "TOTPFactor", .product(name: "Logging", package: "swift-log"),
+                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -88,6 +94,7 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
+                "TesseraMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -125,6 +132,7 @@ let package = Package(
             name: "TesseraCoreTests",
             dependencies: [
                 "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON", "TesseraCrypto", "TesseraTestSupport",
+                "TesseraHTTP", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -133,6 +141,15 @@ let package = Package(
             dependencies: [
                 "MultiFactor", "TOTPFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
                 "TesseraCrypto", "TesseraMetrics", "TesseraTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhoneFactorTests",
+            dependencies: [
+                "PhoneFactor", "MultiFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
+                "TesseraCrypto", "TesseraHTTP", "TesseraMetrics", "TesseraTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -147,7 +164,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraServerTests",
-            dependencies: ["TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON"],
+            dependencies: ["TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore", "TesseraMetrics"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,13 +1,17 @@
 import MultiFactor
+import PhoneFactor
 import TesseraCore
 import TesseraHTTP
 import TesseraRPC
 
 /// The JSON-RPC methods of the public listener (API §3, §4).
 enum PublicMethods {
-    static func table(_ services: CoreServices, router: MultiFactorRouter) -> RPCMethodTable {
+    static func table(
+        _ services: CoreServices, router: MultiFactorRouter, phoneSignIn: PhoneSignIn
+    ) -> RPCMethodTable {
         var table = RPCMethodTable(title: "Tessera public API", version: "1")
         AccountMethods.register(services.accounts, router: router, into: &table)
+        PhoneSignInMethods.register(phoneSignIn, into: &table)
         MultiFactorMethods.register(router, into: &table)
         return table
     }

@@ -24,8 +24,10 @@ enum MultiFactorMethods {
         table.register(
             "mfaEnrollment.start", summary: "Starts enrolling a second factor for the signed-in user.",
             paramsSchema: registry.enrollmentStartParams, resultSchema: registry.enrollmentStartResult
-        ) { params, _ in
-            .object(try await router.startEnrollment(try registry.enrollmentStart(params)).result)
+        ) { params, context in
+            var request = try registry.enrollmentStart(params)
+            request.clientAddress = context.remoteAddress
+            return .object(try await router.startEnrollment(request).result)
         }
         table.register(
             "mfaEnrollment.finalize", summary: "Finishes an enrolment with the factor's code; returns new tokens.",
@@ -44,8 +46,10 @@ enum MultiFactorMethods {
         table.register(
             "mfaSignIn.start", summary: "Sends the challenge of a second factor that has a start step (SMS).",
             paramsSchema: registry.signInStartParams, resultSchema: registry.signInStartResult
-        ) { params, _ in
-            .object(try await router.startSignIn(try registry.signInStart(params)))
+        ) { params, context in
+            var request = try registry.signInStart(params)
+            request.clientAddress = context.remoteAddress
+            return .object(try await router.startSignIn(request))
         }
         table.register(
             "mfaSignIn.finalize", summary: "Completes a sign-in with a second factor's code; returns tokens.",

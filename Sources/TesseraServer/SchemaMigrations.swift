@@ -7,5 +7,5 @@ import TesseraCore
 public enum SchemaMigrations {
     /// All migrations, in the order they must run.
     public static let all: [Migration] =
-        CoreMigrations.all + MultiFactorMigrations.all + StandardFactors.registry.migrations
+        CoreMigrations.all + MultiFactorMigrations.all + StandardFactors.migrations
 }

@@ -5,6 +5,7 @@ public import TesseraMetrics
 public import TesseraPostgres
 public import TesseraCore
 import MultiFactor
+import PhoneFactor
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
 /// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
@@ -17,17 +18,24 @@ public final class TesseraServer: Sendable {
     private let adminServer: HTTPServer?
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
-    /// the caller; the server reads its readiness for `/readyz`.
+    /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
+    /// into `metrics`, which the caller may share with its senders.
     public init(
         configuration: ServerConfiguration, group: EventLoopGroup, database: PostgresClient, services: CoreServices,
-        logger: Logger, http: HTTPServerConfiguration = HTTPServerConfiguration()
+        sms: any SMSSender, metrics: MetricsRegistry, logger: Logger,
+        http: HTTPServerConfiguration = HTTPServerConfiguration()
     ) {
         self.configuration = configuration
-        let metrics = MetricsRegistry()
         self.metrics = metrics
         let instruments = Instruments(registry: metrics, database: database)
+        let phoneCodes = SMSCodeIssuer(
+            sender: sms,
+            appVerification: configuration.appVerification == .enforced
+                ? .enforced(AcceptingAppVerifier()) : .disabledForTesting)
         let multiFactor = MultiFactorRouter(
-            services: services, registry: StandardFactors.registry, logger: logger, metrics: metrics)
+            services: services, registry: StandardFactors.registry(phoneCodes: phoneCodes), logger: logger,
+            metrics: metrics)
+        let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
         publicServer = configuration.publicListen.map { address in
             let routes = Routes(
                 listener: "public", instruments: instruments, logger: logger,
@@ -35,7 +43,8 @@ public final class TesseraServer: Sendable {
             return HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: routes.publicRouter(
-                    methods: PublicMethods.table(services, router: multiFactor), services: services),
+                    methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
+                    services: services),
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in

@@ -5,6 +5,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
 import TesseraLoop
+import TesseraMetrics
 import TesseraPostgres
 import TesseraServer
 #if canImport(Glibc)
@@ -70,14 +71,20 @@ struct Serve: AsyncParsableCommand {
         let group = try EventLoopGroup(loopCount: configuration.loops)
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
-        let email: any EmailSender = try configuration.emailWebhookURL.map { url in
-            WebhookEmailSender(webhook: WebhookClient(client: try HTTPClient(group: group)), url: url, logger: logger)
-        } ?? LogEmailSender(logger: logger, revealsLinks: masterKey == nil)
+        let metrics = MetricsRegistry()
+        let webhook = try WebhookClient(client: HTTPClient(group: group))
+        let email: any EmailSender =
+            configuration.emailWebhookURL.map { WebhookEmailSender(webhook: webhook, url: $0, logger: logger) }
+            ?? LogEmailSender(logger: logger, revealsLinks: masterKey == nil)
+        let sms: any SMSSender =
+            configuration.smsWebhookURL.map { WebhookSMSSender(webhook: webhook, url: $0, logger: logger) }
+            ?? LogSMSSender(logger: logger, revealsCodes: masterKey == nil)
         let services = try CoreServices(
             database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
-            email: email)
+            email: CountingEmailSender(wrapping: email, registry: metrics))
         let server = TesseraServer(
-            configuration: configuration, group: group, database: database, services: services, logger: logger)
+            configuration: configuration, group: group, database: database, services: services,
+            sms: CountingSMSSender(wrapping: sms, registry: metrics), metrics: metrics, logger: logger)
         do {
             try await database.start(timeout: .seconds(10))
             try await services.prepare(bootstrapAdminKey: configuration.bootstrapAdminKey, logger: logger)

@@ -1,0 +1,39 @@
+public import TesseraCore
+public import TesseraJSON
+import MultiFactor
+
+/// The `appVerification` param of the methods that send an SMS code (API §4): proof that the request comes from
+/// the real app, as one of reCAPTCHA, an iOS receipt with its secret, or Play Integrity.
+public enum AppCredential: Sendable, Hashable {
+    /// `{recaptchaToken}`.
+    case recaptcha(token: String)
+    /// `{iosReceipt, iosSecret}`.
+    case ios(receipt: String, secret: String)
+    /// `{playIntegrityToken}`.
+    case playIntegrity(token: String)
+
+    /// Reads the param: nil when it is absent or an empty object (no credential given). Members of more than one
+    /// kind, an unknown member, a non-string member, or an iOS receipt without its secret (or the reverse) are
+    /// `INVALID_ARGUMENT`. Empty strings are kept: whether they prove anything is the verifier's call.
+    public static func read(_ object: JSONObject?) throws(AuthError) -> AppCredential? {
+        guard let object, !object.keys.isEmpty else { return nil }
+        let reader = try ParamReader(
+            object, allowed: ["recaptchaToken", "iosReceipt", "iosSecret", "playIntegrityToken"])
+        let recaptcha = try reader.string("recaptchaToken")
+        let receipt = try reader.string("iosReceipt")
+        let secret = try reader.string("iosSecret")
+        let playIntegrity = try reader.string("playIntegrityToken")
+        let kinds = [recaptcha != nil, receipt != nil || secret != nil, playIntegrity != nil].filter { $0 }.count
+        guard kinds == 1 else {
+            throw AuthError(
+                .invalidArgument,
+                "appVerification takes exactly one of recaptchaToken, iosReceipt with iosSecret, or playIntegrityToken.")
+        }
+        if let recaptcha { return .recaptcha(token: recaptcha) }
+        if let playIntegrity { return .playIntegrity(token: playIntegrity) }
+        guard let receipt, let secret else {
+            throw AuthError(.invalidArgument, "appVerification needs both iosReceipt and iosSecret.")
+        }
+        return .ios(receipt: receipt, secret: secret)
+    }
+}

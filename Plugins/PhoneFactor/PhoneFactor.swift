@@ -1,0 +1,205 @@
+public import MultiFactor
+public import TesseraCore
+public import TesseraJSON
+
+/// The SMS second factor (API §4 "Phone factor").
+///
+/// - Enrolment: start checks the number (E.164, not already this user's second factor: `SECOND_FACTOR_EXISTS`)
+///   and sends a code through the ``SMSCodeIssuer`` (app verification, test numbers, regions, limits); finalize
+///   checks the code and records the number, refusing a number enrolled meanwhile.
+/// - Sign-in: start sends a code to the enrolled number; finalize checks it. The router takes attempts, binds the
+///   session to the pending credential and consumes both, so a wrong code leaves the session open and a right one
+///   ends it.
+/// - Challenges show the number masked (`+*******0100`); `mfaSignIn.finalize` may name the enrolment by its
+///   number, masked or not, instead of its id.
+public struct PhoneFactor: Factor {
+    /// The factor id.
+    public static let id: FactorID = "phone"
+    /// How long a code, and so its session, is valid (API §9).
+    public static let codeLifetime: Double = 300
+
+    /// Sends the codes.
+    public let codes: SMSCodeIssuer
+
+    /// The factor, sending through `codes`.
+    public init(codes: SMSCodeIssuer) {
+        self.codes = codes
+    }
+
+    /// `phoneEnrollmentInfo: {phoneNumber, appVerification?}` → `phoneSessionInfo: {sessionInfo}`;
+    /// `phoneVerificationInfo: {sessionInfo, code, phoneNumber?}`; `phoneSignInInfo: {appVerification?}` →
+    /// `phoneResponseInfo: {sessionInfo}`.
+    public var descriptor: FactorDescriptor {
+        let appVerification: JSONValue = [
+            "type": "object",
+            "properties": [
+                "recaptchaToken": ["type": "string"], "iosReceipt": ["type": "string"],
+                "iosSecret": ["type": "string"], "playIntegrityToken": ["type": "string"],
+            ],
+            "additionalProperties": false,
+        ]
+        let sessionInfo: JSONValue = [
+            "type": "object", "properties": ["sessionInfo": ["type": "string"]], "required": ["sessionInfo"],
+            "additionalProperties": false,
+        ]
+        return FactorDescriptor(
+            id: Self.id,
+            enrollmentInfo: FactorMember(
+                "phoneEnrollmentInfo",
+                schema: [
+                    "type": "object",
+                    "properties": ["phoneNumber": ["type": "string"], "appVerification": appVerification],
+                    "required": ["phoneNumber"], "additionalProperties": false,
+                ]),
+            enrollmentResult: FactorMember("phoneSessionInfo", schema: sessionInfo),
+            verificationInfo: FactorMember(
+                "phoneVerificationInfo",
+                schema: [
+                    "type": "object",
+                    "properties": [
+                        "sessionInfo": ["type": "string"], "code": ["type": "string"],
+                        "phoneNumber": ["type": "string"],
+                    ],
+                    "required": ["sessionInfo", "code"], "additionalProperties": false,
+                ]),
+            signInStart: SignInStartMembers(
+                info: FactorMember(
+                    "phoneSignInInfo",
+                    schema: [
+                        "type": "object", "properties": ["appVerification": appVerification],
+                        "additionalProperties": false,
+                    ]),
+                result: FactorMember("phoneResponseInfo", schema: sessionInfo)),
+            enrollmentLifetime: Self.codeLifetime, signInLifetime: Self.codeLifetime,
+            migrations: PhoneMigrations.all)
+    }
+
+    /// Enabled when the effective config lists `PHONE_SMS` (API §4 rule 2).
+    public func isEnabled(by config: MultiFactorAuthConfig) -> Bool {
+        config.isPhoneEnabled
+    }
+
+    /// Sends an enrolment code to the number in `info`.
+    public func startEnrollment(
+        _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
+    ) async throws -> EnrollmentChallenge {
+        let reader = try ParamReader(info, allowed: ["phoneNumber", "appVerification"])
+        let phoneNumber = try Self.checkedNumber(try reader.string("phoneNumber"))
+        let credential = try AppCredential.read(try reader.object("appVerification"))
+        guard !(try await PhoneEnrollments.exists(context.database, userID: user.userID, phoneNumber: phoneNumber))
+        else { throw Self.exists }
+        let digest = try await codes.issue(
+            context.database,
+            request(phoneNumber, .mfaEnrollment, session: session, credential: credential, context: context))
+        return EnrollmentChallenge(
+            response: ["sessionInfo": .string(session.sessionInfo)],
+            state: PhoneChallengeState(phoneNumber: phoneNumber, codeDigest: digest).bytes,
+            display: EnrollmentDisplay(instructions: Self.instructions(phoneNumber)))
+    }
+
+    /// Checks the enrolment code and records the number.
+    public func finalizeEnrollment(
+        _ info: JSONObject, state: [UInt8], enrollment: Enrollment, for user: UserRecord, in context: FactorContext
+    ) async throws -> JSONObject {
+        let reader = try ParamReader(info, allowed: ["sessionInfo", "code"])
+        let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
+        let code = try reader.credential("code", missing: .missingCode)
+        let challenge = try PhoneChallengeState(bytes: state)
+        guard PhoneCode.matches(code, digest: challenge.codeDigest, sessionInfo: sessionInfo) else {
+            throw Self.invalidCode
+        }
+        guard
+            !(try await PhoneEnrollments.exists(
+                context.database, userID: user.userID, phoneNumber: challenge.phoneNumber))
+        else { throw Self.exists }
+        try await PhoneEnrollments.insert(
+            context.database, enrollmentID: enrollment.id, userID: user.userID, phoneNumber: challenge.phoneNumber)
+        return ["phoneInfo": .string(challenge.phoneNumber)]
+    }
+
+    /// Sends a sign-in code to the enrolled number.
+    public func startSignIn(
+        _ enrollment: Enrollment, _ info: JSONObject, session: FactorSession, in context: FactorContext
+    ) async throws -> SignInChallenge {
+        let reader = try ParamReader(info, allowed: ["appVerification"])
+        let credential = try AppCredential.read(try reader.object("appVerification"))
+        let phoneNumber = try await PhoneEnrollments.number(context.database, enrollmentID: enrollment.id)
+        let digest = try await codes.issue(
+            context.database,
+            request(phoneNumber, .mfaSignIn, session: session, credential: credential, context: context))
+        return SignInChallenge(response: ["sessionInfo": .string(session.sessionInfo)], state: digest)
+    }
+
+    /// Checks a sign-in code against the start step's digest. A `phoneNumber` in `info` must name this enrolment.
+    public func verifySignIn(
+        _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
+    ) async throws {
+        let reader = try ParamReader(info, allowed: ["sessionInfo", "code", "phoneNumber"])
+        let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
+        let code = try reader.credential("code", missing: .missingCode)
+        if let named = try reader.string("phoneNumber"), !Self.names(named, enrollment) {
+            throw AuthError(.invalidArgument, "phoneNumber does not name the enrolment.")
+        }
+        guard let digest = state, PhoneCode.matches(code, digest: digest, sessionInfo: sessionInfo) else {
+            throw Self.invalidCode
+        }
+    }
+
+    /// `{"phoneInfo": number}`, masked in challenges.
+    public func publicInfo(of enrollment: Enrollment, masked: Bool) -> JSONObject {
+        guard masked, let number = Self.number(of: enrollment) else { return enrollment.publicInfo }
+        return ["phoneInfo": .string(PhoneNumber.masked(number))]
+    }
+
+    /// The one enrolment whose number, in full or masked, is `info`'s `phoneNumber`; nil when none or several
+    /// match.
+    public func enrollment(matching info: JSONObject, among enrollments: [Enrollment]) -> Enrollment? {
+        guard let named = info["phoneNumber"]?.stringValue, !named.isEmpty else { return nil }
+        let matches = enrollments.filter { Self.names(named, $0) }
+        return matches.count == 1 ? matches.first : nil
+    }
+
+    private func request(
+        _ phoneNumber: String, _ kind: SMSKind, session: FactorSession, credential: AppCredential?,
+        context: FactorContext
+    ) -> SMSCodeIssuer.Request {
+        SMSCodeIssuer.Request(
+            phoneNumber: phoneNumber, kind: kind, sessionInfo: session.sessionInfo, credential: credential,
+            config: context.config, languageCode: context.languageCode, clientAddress: context.clientAddress,
+            now: context.now)
+    }
+
+    /// A `phoneNumber` param: `MISSING_PHONE_NUMBER` when absent or empty, `INVALID_PHONE_NUMBER` unless E.164.
+    static func checkedNumber(_ phoneNumber: String?) throws(AuthError) -> String {
+        guard let phoneNumber, !phoneNumber.isEmpty else {
+            throw AuthError(.missingPhoneNumber, "phoneNumber is required.")
+        }
+        guard PhoneNumber.isE164(phoneNumber) else {
+            throw AuthError(.invalidPhoneNumber, "phoneNumber must be E.164: + then 8 to 15 digits, the first not 0")
+        }
+        return phoneNumber
+    }
+
+    /// The number an enrolment's public info holds.
+    private static func number(of enrollment: Enrollment) -> String? {
+        enrollment.publicInfo["phoneInfo"]?.stringValue
+    }
+
+    /// Whether `text` is the enrolment's number, in full or masked.
+    private static func names(_ text: String, _ enrollment: Enrollment) -> Bool {
+        guard let number = number(of: enrollment) else { return false }
+        return text == number || text == PhoneNumber.masked(number)
+    }
+
+    private static func instructions(_ phoneNumber: String) -> String {
+        "Enter the \(PhoneCode.digits)-digit code sent by SMS to \(PhoneNumber.masked(phoneNumber))."
+    }
+
+    private static var exists: AuthError {
+        AuthError(.secondFactorExists, "This phone number is already one of the user's second factors.")
+    }
+
+    private static var invalidCode: AuthError {
+        AuthError(.invalidCode, "The verification code is not valid.")
+    }
+}
