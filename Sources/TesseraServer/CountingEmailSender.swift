@@ -33,12 +33,6 @@ public struct CountingEmailSender: EmailSender {
     /// kind is chosen by the server, never by a client, so its label values stay a closed set.
     public func send(_ message: EmailMessage) async throws {
         let series = outcomes[message.kind] ?? DeliveryOutcomeSeries(counter: counter, kind: message.kind)
-        do {
-            try await sender.send(message)
-        } catch {
-            series.failed.increment()
-            throw error
-        }
-        series.delivered.increment()
+        try await series.count { try await sender.send(message) }
     }
 }

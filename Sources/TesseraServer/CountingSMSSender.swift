@@ -30,12 +30,6 @@ public struct CountingSMSSender: SMSSender {
     /// Sends `message` through the wrapped sender and counts the outcome; rethrows its error.
     public func send(_ message: SMSMessage) async throws {
         let series = outcomes[message.kind] ?? DeliveryOutcomeSeries(counter: counter, kind: message.kind.rawValue)
-        do {
-            try await sender.send(message)
-        } catch {
-            series.failed.increment()
-            throw error
-        }
-        series.delivered.increment()
+        try await series.count { try await sender.send(message) }
     }
 }

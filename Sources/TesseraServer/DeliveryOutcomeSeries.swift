@@ -13,4 +13,15 @@ struct DeliveryOutcomeSeries: Sendable {
         delivered = counter.series([kind, "delivered"])
         failed = counter.series([kind, "failed"])
     }
+
+    /// Runs `send`, counting it as delivered when it returns and as failed when it throws (the error is passed on).
+    func count(_ send: () async throws -> Void) async throws {
+        do {
+            try await send()
+        } catch {
+            failed.increment()
+            throw error
+        }
+        delivered.increment()
+    }
 }
