@@ -1,6 +1,6 @@
+import MultiFactor
 public import TesseraCore
 public import TesseraJSON
-import MultiFactor
 
 /// The `appVerification` param of the methods that send an SMS code (API §4): proof that the request comes from
 /// the real app, as one of reCAPTCHA, an iOS receipt with its secret, or Play Integrity.
@@ -27,7 +27,8 @@ public enum AppCredential: Sendable, Hashable {
         guard kinds == 1 else {
             throw AuthError(
                 .invalidArgument,
-                "appVerification takes exactly one of recaptchaToken, iosReceipt with iosSecret, or playIntegrityToken.")
+                "appVerification takes exactly one of recaptchaToken, iosReceipt with iosSecret, "
+                    + "or playIntegrityToken.")
         }
         if let recaptcha { return .recaptcha(token: recaptcha) }
         if let playIntegrity { return .playIntegrity(token: playIntegrity) }

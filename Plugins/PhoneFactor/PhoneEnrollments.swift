@@ -30,7 +30,9 @@ enum PhoneEnrollments {
     /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID`: an account with that number and at
     /// least one enrolment, or an account that enrolled the number as its second factor. Such a number cannot be
     /// a first factor (`UNSUPPORTED_FIRST_FACTOR`).
-    static func isMultiFactorNumber(_ db: some SQLRunner, _ phoneNumber: String, tenantID: String?) async throws -> Bool {
+    static func isMultiFactorNumber(
+        _ db: some SQLRunner, _ phoneNumber: String, tenantID: String?
+    ) async throws -> Bool {
         let found = try await db.query(
             """
             SELECT 1 FROM users u JOIN mfa_enrollments e USING (user_id)

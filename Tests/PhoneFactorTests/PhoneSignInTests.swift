@@ -110,22 +110,31 @@ struct PhoneSignInTests {
             let session = try await phone.send(number, tenantID: tenant)
             let code = try phone.lastCode(to: number)
             let signIn = phone.phoneSignIn
-            #expect(try await reason { _ = try await signIn.signIn(sessionInfo: nil, code: code, tenantID: tenant) }
-                == .missingSessionInfo)
-            #expect(try await reason { _ = try await signIn.signIn(sessionInfo: session, code: "", tenantID: tenant) }
-                == .missingCode)
-            #expect(try await reason { _ = try await signIn.signIn(sessionInfo: "forged", code: code, tenantID: tenant) }
-                == .invalidSessionInfo)
-            #expect(try await reason { _ = try await signIn.signIn(sessionInfo: session, code: code, tenantID: other) }
-                == .tenantIDMismatch)
-            #expect(try await reason { _ = try await signIn.signIn(sessionInfo: session, code: code, tenantID: nil) }
-                == .tenantIDMismatch)
-            for bad in ["", "15555550100", "+0155555501", "+1555", "+1 555 555 0100", "+1555555010012345", "+١٢٣٤٥٦٧٨٩"] {
+            #expect(
+                try await reason { _ = try await signIn.signIn(sessionInfo: nil, code: code, tenantID: tenant) }
+                    == .missingSessionInfo)
+            #expect(
+                try await reason { _ = try await signIn.signIn(sessionInfo: session, code: "", tenantID: tenant) }
+                    == .missingCode)
+            #expect(
+                try await reason { _ = try await signIn.signIn(sessionInfo: "forged", code: code, tenantID: tenant) }
+                    == .invalidSessionInfo)
+            #expect(
+                try await reason { _ = try await signIn.signIn(sessionInfo: session, code: code, tenantID: other) }
+                    == .tenantIDMismatch)
+            #expect(
+                try await reason { _ = try await signIn.signIn(sessionInfo: session, code: code, tenantID: nil) }
+                    == .tenantIDMismatch)
+            for bad in [
+                "", "15555550100", "+0155555501", "+1555", "+1 555 555 0100", "+1555555010012345", "+١٢٣٤٥٦٧٨٩",
+            ] {
                 let expected: AuthReason = bad.isEmpty ? .missingPhoneNumber : .invalidPhoneNumber
                 #expect(try await reason { _ = try await phone.send(bad, tenantID: tenant) } == expected)
             }
-            #expect(try await reason {
-                _ = try await phone.send(number, tenantID: "no-such-tenant") } == .tenantNotFound)
+            #expect(
+                try await reason {
+                    _ = try await phone.send(number, tenantID: "no-such-tenant")
+                } == .tenantNotFound)
             #expect(phone.sms.sent(to: number).count == 1)
         }
     }
@@ -190,11 +199,13 @@ struct PhoneSignInTests {
             // An account with a verified address that signed in by phone still cannot enrol.
             let (_, user) = try await phone.verifiedUser(tenantID: tenant)
             let userNumber = PhoneHarness.number()
-            try await phone.core.sql("UPDATE users SET phone_number = $2 WHERE user_id = $1", [user.localId, userNumber])
+            try await phone.core.sql(
+                "UPDATE users SET phone_number = $2 WHERE user_id = $1", [user.localId, userNumber])
             let byPhone = try await phone.phoneSignIn(userNumber, tenantID: tenant)
             #expect(
                 try await reason {
-                    _ = try await phone.startEnrollment(byPhone.idToken, number: PhoneHarness.number(), tenantID: tenant)
+                    _ = try await phone.startEnrollment(
+                        byPhone.idToken, number: PhoneHarness.number(), tenantID: tenant)
                 } == .unsupportedFirstFactor)
             // A phone-only account too (it has no e-mail either, but the first factor is what it cannot change).
             let phoneOnly = try await phone.phoneSignIn(PhoneHarness.number(), tenantID: tenant)

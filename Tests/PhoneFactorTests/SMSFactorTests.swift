@@ -85,7 +85,8 @@ struct SMSFactorTests {
             ]
             #expect(
                 try await reason {
-                    _ = try await phone.finishSignIn(credential, enrollmentID: firstID, info: mismatched, tenantID: tenant)
+                    _ = try await phone.finishSignIn(
+                        credential, enrollmentID: firstID, info: mismatched, tenantID: tenant)
                 } == .invalidArgument)
             _ = try await phone.finishSignIn(
                 credential, enrollmentID: firstID, info: ["sessionInfo": .string(session), "code": .string(code)],
@@ -133,12 +134,14 @@ struct SMSFactorTests {
             let wrong = code == "000000" ? "000001" : "000000"
             #expect(
                 try await reason {
-                    _ = try await phone.finalizeEnrollment(tokens.idToken, sessionInfo: session, code: wrong, tenantID: tenant)
+                    _ = try await phone.finalizeEnrollment(
+                        tokens.idToken, sessionInfo: session, code: wrong, tenantID: tenant)
                 } == .invalidCode)
             _ = try await phone.finalizeEnrollment(tokens.idToken, sessionInfo: session, code: code, tenantID: tenant)
             #expect(
                 try await reason {
-                    _ = try await phone.finalizeEnrollment(tokens.idToken, sessionInfo: session, code: code, tenantID: tenant)
+                    _ = try await phone.finalizeEnrollment(
+                        tokens.idToken, sessionInfo: session, code: code, tenantID: tenant)
                 } == .invalidSessionInfo)
 
             let (laterEmail, laterTokens) = try await phone.verifiedUser(tenantID: tenant)
@@ -168,7 +171,7 @@ struct SMSFactorTests {
                 ([:], .missingPhoneNumber),
                 (["phoneNumber": ""], .missingPhoneNumber),
                 (["phoneNumber": "5555550100"], .invalidPhoneNumber),
-                (["phoneNumber": 15555550100], .invalidArgument),
+                (["phoneNumber": 15_555_550_100], .invalidArgument),
                 (["phoneNumber": "+15555550100", "extra": true], .invalidArgument),
                 (["phoneNumber": "+15555550100"], .missingAppCredential),
                 (["phoneNumber": "+15555550100", "appVerification": "token"], .invalidArgument),
@@ -183,7 +186,10 @@ struct SMSFactorTests {
             let finalizeCases: [(JSONObject, AuthReason)] = [
                 (["sessionInfo": .string(session)], .missingCode),
                 (["code": "123456"], .missingSessionInfo),
-                (["sessionInfo": .string(session), "code": "123456", "phoneNumber": .string(number)], .invalidArgument),
+                (
+                    ["sessionInfo": .string(session), "code": "123456", "phoneNumber": .string(number)],
+                    .invalidArgument
+                ),
             ]
             for (info, expected) in finalizeCases {
                 let request = EnrollmentFinalizeRequest(

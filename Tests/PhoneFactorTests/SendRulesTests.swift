@@ -87,7 +87,8 @@ struct SendRulesTests {
             _ = try await phone.send(american, tenantID: denyGB)
             _ = try await phone.send(french, tenantID: onlyFR)
             #expect(try await reason { _ = try await phone.send(american, tenantID: onlyFR) } == .invalidPhoneNumber)
-            #expect(try await reason { _ = try await phone.send("+80012345678", tenantID: onlyFR) } == .invalidPhoneNumber)
+            #expect(
+                try await reason { _ = try await phone.send("+80012345678", tenantID: onlyFR) } == .invalidPhoneNumber)
             #expect(phone.sms.sent(to: british).isEmpty)
         }
     }
@@ -117,7 +118,8 @@ struct SendRulesTests {
     func perClientLimit() async throws {
         try await PhoneHarness.run { phone in
             let tenant = try await phone.tenant()
-            let prefix = "2001:db8:\(String(UInt16.random(in: 1...0xfff), radix: 16)):\(String(UInt16.random(in: 1...0xfff), radix: 16))"
+            let prefix =
+                "2001:db8:\(String(UInt16.random(in: 1...0xfff), radix: 16)):\(String(UInt16.random(in: 1...0xfff), radix: 16))"
             for index in 0..<50 {
                 _ = try await phone.send(PhoneHarness.number(), tenantID: tenant, client: "\(prefix)::\(index + 1)")
             }
@@ -144,7 +146,9 @@ struct SendRulesTests {
             let now = Int(phone.clock.now().timeIntervalSince1970)
             let midnight = (now / 86400 + 1) * 86400
             #expect(exceeded.retryAfter == midnight - now)
-            #expect(try await reason { _ = try await phone.send(PhoneHarness.number(), tenantID: blocked) } == .quotaExceeded)
+            #expect(
+                try await reason { _ = try await phone.send(PhoneHarness.number(), tenantID: blocked) }
+                    == .quotaExceeded)
             phone.clock.advance(by: Double(midnight - now))
             _ = try await phone.send(PhoneHarness.number(), tenantID: tenant)
         }
@@ -170,7 +174,9 @@ struct SendRulesTests {
         try await PhoneHarness.run { phone in
             let tenant = try await phone.tenant(["displayName": "Acme"])
             let number = PhoneHarness.number()
-            let expectations: [(String?, String)] = [("ja", "ja"), ("RU", "ru"), ("fr-CA", "fr"), ("xx", "en"), (nil, "en")]
+            let expectations: [(String?, String)] = [
+                ("ja", "ja"), ("RU", "ru"), ("fr-CA", "fr"), ("xx", "en"), (nil, "en"),
+            ]
             var bodies: Set<String> = []
             for (asked, used) in expectations {
                 _ = try await phone.send(number, tenantID: tenant, languageCode: asked)
