@@ -25,6 +25,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def server_log(name: str) -> Path:
+    """Where the log of the extra server `name` goes."""
+    return Path(__file__).resolve().parents[2] / "test-output" / f"e2e-{name}-server.log"
+
+
 def _wait_healthy(process: subprocess.Popen, listeners: list[Listener], log_path: Path, name: str):
     deadline = time.monotonic() + 30
     for listener in listeners:
@@ -51,9 +56,8 @@ def extra_server(name: str, issuer: str, options: list[str], *, admin: bool = Fa
         pytest.skip(f"{', '.join(missing)} not set: run the suite through scripts/e2e.sh")
     port = free_port()
     admin_port = free_port() if admin else None
-    output = Path(__file__).resolve().parents[2] / "test-output"
-    output.mkdir(exist_ok=True)
-    log_path = output / f"e2e-{name}-server.log"
+    log_path = server_log(name)
+    log_path.parent.mkdir(exist_ok=True)
     environment = {variable: value for variable, value in os.environ.items() if not variable.startswith("TESSERA_")}
     command = [os.environ["TESSERA_BIN"], "serve", "--database-url", os.environ["TESSERA_TEST_DATABASE_URL"],
                "--listen", f"127.0.0.1:{port}",

@@ -15,15 +15,18 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
 import pytest
 
-from identity import call, failure_of, jwt_parts, reason_of, unique_email
+from identity import call, failure_of, jwt_parts, psql, reason_of, unique_email
 from receiver import Mailbox, sms_code
-from servers import extra_server
+from servers import extra_server, server_log
+from support import TIMEOUT
 
 PASSWORD = "correct horse battery"
 APP = {"recaptchaToken": "e2e"}
@@ -43,6 +46,11 @@ def new_number() -> str:
 def new_client() -> dict:
     """The headers of a fresh client: a random IP in `X-Forwarded-For`, believed from the trusted 127.0.0.1."""
     return {"X-Forwarded-For": f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{1 + secrets.randbelow(254)}"}
+
+
+def new_ipv6_network() -> str:
+    """A random /64 of the documentation prefix, as `2001:db8:X:Y`."""
+    return f"2001:db8:{secrets.randbelow(0xffff) + 1:x}:{secrets.randbelow(0xffff) + 1:x}"
 
 
 def new_tenant(admin, **fields) -> str:
@@ -115,7 +123,11 @@ def test_phone_sign_in_signs_up_then_signs_in_the_same_account(public, admin, sm
     header, claims = jwt_parts(first["idToken"])
     assert header["alg"] == "ES256" and claims["sign_in_provider"] == "phone" and claims["phone_number"] == number
     assert claims["sub"] == first["localId"] and claims["tenant"] == tenant and claims["aud"] == "tessera"
-    assert "email" not in claims and "sign_in_second_factor" not in claims
+    assert "email" not in claims and claims["email_verified"] is False and "sign_in_second_factor" not in claims
+    refreshed = call(public, "token.refresh", {"refreshToken": first["refreshToken"], "tenantId": tenant})
+    refreshed_claims = jwt_parts(refreshed["idToken"])[1]
+    assert refreshed_claims["sign_in_provider"] == "phone" and refreshed_claims["phone_number"] == number
+    assert refreshed_claims["auth_time"] == claims["auth_time"] and refreshed["localId"] == first["localId"]
     reused = failure_of(public, "accounts.signInWithPhoneNumber",
                         {"sessionInfo": session, "code": code, "tenantId": tenant})
     assert (reused.reason, reused.status) == ("INVALID_SESSION_INFO", "INVALID_ARGUMENT")
@@ -127,6 +139,15 @@ def test_phone_sign_in_signs_up_then_signs_in_the_same_account(public, admin, sm
     assert "email" not in user and user["mfaInfo"] == [] and "lastLoginAt" in user
     by_number = call(admin, "users.get", {"tenantId": tenant, "phoneNumber": number})
     assert by_number["localId"] == first["localId"]
+
+
+def test_a_project_level_phone_sign_in_has_no_tenant(public, smsbox):
+    number = new_number()
+    tokens = phone_sign_in(public, smsbox, number, None, new_client())
+    message = smsbox.wait_for(number)
+    assert set(message) == MESSAGE - {"tenantId"} and message["kind"] == "phone_sign_in"
+    claims = jwt_parts(tokens["idToken"])[1]
+    assert "tenant" not in claims and claims["phone_number"] == number
 
 
 def test_the_same_number_is_a_different_account_in_each_tenant(public, admin, smsbox):
@@ -148,6 +169,86 @@ def test_five_wrong_codes_burn_a_sign_in_session(public, admin, smsbox):
                        {"sessionInfo": session, "code": code, "tenantId": tenant})
     assert (burnt.reason, burnt.status) == ("TOO_MANY_ATTEMPTS_TRY_LATER", "RESOURCE_EXHAUSTED")
     assert isinstance(burnt.retry_after, int) and 0 < burnt.retry_after <= 300
+
+
+def seconds_left(table: str, condition: str) -> float:
+    """Seconds until the newest row of `table` matching `condition` expires."""
+    return float(psql(f"SELECT extract(epoch FROM expires_at - now()) FROM {table} WHERE {condition} "
+                      f"ORDER BY expires_at DESC LIMIT 1"))
+
+
+def test_a_sign_in_code_is_valid_for_300_seconds(public, admin, smsbox):
+    tenant = new_tenant(admin)
+    number = new_number()
+    session = send_code(public, number, tenant, new_client())
+    _, code = received(smsbox, number, 0)
+    assert 290 <= seconds_left("phone_sign_in_sessions", f"phone_number = '{number}'") <= 300
+    psql(f"UPDATE phone_sign_in_sessions SET expires_at = now() - interval '1 second' "
+         f"WHERE phone_number = '{number}'")
+    expired = failure_of(public, "accounts.signInWithPhoneNumber",
+                         {"sessionInfo": session, "code": code, "tenantId": tenant})
+    assert (expired.reason, expired.status) == ("SESSION_EXPIRED", "INVALID_ARGUMENT")
+
+
+def test_an_account_with_the_number_is_signed_in_by_phone_until_it_has_a_second_factor(public, admin, smsbox):
+    tenant = new_tenant(admin, mfaConfig=SMS_MFA)
+    number, email = new_number(), unique_email("owner")
+    created = call(admin, "users.create", {"tenantId": tenant, "email": email, "password": PASSWORD,
+                                           "emailVerified": True, "phoneNumber": number})
+    tokens = phone_sign_in(public, smsbox, number, tenant, new_client())
+    assert tokens["localId"] == created["localId"] and tokens["isNewUser"] is False
+    claims = jwt_parts(tokens["idToken"])[1]
+    assert claims["sign_in_provider"] == "phone" and claims["phone_number"] == number
+    user = call(public, "accounts.lookup", {"idToken": tokens["idToken"], "tenantId": tenant})["user"]
+    assert user["email"] == email and sorted(user["providers"]) == ["password", "phone"]
+
+    # Once the account has a second factor (on another number), its own number is no first factor.
+    signed_in = call(public, "accounts.signInWithPassword", {"email": email, "password": PASSWORD,
+                                                             "tenantId": tenant})
+    second, client = new_number(), new_client()
+    session = start_enrollment(public, signed_in["idToken"], second, tenant, client)
+    _, code = received(smsbox, second, 0)
+    enrolled = finalize_enrollment(public, signed_in["idToken"], session, code, tenant)
+    sent = smsbox.count(number)
+    assert reason_of(public, "accounts.sendVerificationCode",
+                     {"phoneNumber": number, "tenantId": tenant, "appVerification": APP},
+                     headers=new_client()) == "UNSUPPORTED_FIRST_FACTOR"
+    assert smsbox.count(number) == sent
+    # Withdrawn, the factor no longer stands in the way.
+    call(public, "mfaEnrollment.withdraw", {"idToken": enrolled["idToken"], "tenantId": tenant,
+                                            "mfaEnrollmentId": enrolled["mfaEnrollmentId"]})
+    assert phone_sign_in(public, smsbox, number, tenant, new_client())["localId"] == created["localId"]
+
+
+def test_a_disabled_account_cannot_sign_in_by_phone(public, admin, smsbox):
+    tenant = new_tenant(admin)
+    number, client = new_number(), new_client()
+    first = phone_sign_in(public, smsbox, number, tenant, client)
+    call(admin, "users.update", {"tenantId": tenant, "localId": first["localId"], "disabled": True})
+    session = send_code(public, number, tenant, client)
+    _, code = received(smsbox, number, 1)
+    disabled = failure_of(public, "accounts.signInWithPhoneNumber",
+                          {"sessionInfo": session, "code": code, "tenantId": tenant})
+    assert (disabled.reason, disabled.status) == ("USER_DISABLED", "FAILED_PRECONDITION")
+
+
+def test_two_concurrent_first_sign_ins_of_one_number_make_one_account(public, admin, smsbox):
+    tenant = new_tenant(admin)
+    number, client = new_number(), new_client()
+    codes = []
+    for sent in range(2):
+        session = send_code(public, number, tenant, client)
+        codes.append((session, received(smsbox, number, sent)[1]))
+    barrier = threading.Barrier(2, timeout=TIMEOUT)
+
+    def sign_in(session_and_code):
+        barrier.wait()
+        return sign_in_with_code(public, *session_and_code, tenant)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(sign_in, codes))
+    assert results[0]["localId"] == results[1]["localId"]
+    assert sorted(result["isNewUser"] for result in results) == [False, True]
 
 
 def test_phone_sign_in_switched_off_for_the_tenant(public, admin, smsbox):
@@ -294,6 +395,8 @@ def test_enrol_a_phone_then_sign_in_with_sms_codes(public, admin, mailbox, smsbo
     assert (wrong.reason, wrong.status) == ("INVALID_CODE", "INVALID_ARGUMENT")
     signed_in = finalize_sign_in(public, pending, user, {"sessionInfo": sign_in_session, "code": code})
     assert_sms_second_factor(signed_in, user)
+    assert_sms_second_factor(call(public, "token.refresh", {"refreshToken": signed_in["refreshToken"],
+                                                           "tenantId": tenant}), user)
     assert reason_of(public, "mfaSignIn.finalize", {
         "mfaPendingCredential": pending, "mfaEnrollmentId": user.enrollment_id, "tenantId": tenant,
         "phoneVerificationInfo": {"sessionInfo": sign_in_session, "code": code}}) \
@@ -308,6 +411,43 @@ def test_enrol_a_phone_then_sign_in_with_sms_codes(public, admin, mailbox, smsbo
                                   {"sessionInfo": sign_in_session, "code": code, "phoneNumber": named}, by_id=False)
         assert_sms_second_factor(tokens, user)
     assert [m["kind"] for m in smsbox.messages if m["to"] == number] == ["mfa_enrollment"] + ["mfa_sign_in"] * 3
+
+
+def test_a_mask_shared_by_two_enrolments_needs_the_enrolment_id(public, admin, mailbox, smsbox):
+    tenant = new_tenant(admin, mfaConfig=SMS_MFA)
+    first = new_number()
+    twin = first[:-5] + str((int(first[-5]) + 1) % 10) + first[-4:]
+    user = sms_user(public, mailbox, smsbox, tenant, first)
+    session = start_enrollment(public, user.tokens["idToken"], twin, tenant, user.client)
+    _, code = received(smsbox, twin, 0)
+    finalize_enrollment(public, user.tokens["idToken"], session, code, tenant)
+    challenge = challenge_of(public, user)
+    assert [e["phoneInfo"] for e in challenge["mfaInfo"]] == [masked(first)] * 2
+    pending = challenge["mfaPendingCredential"]
+    session = start_sign_in(public, pending, user)
+    _, code = received(smsbox, first, 1)
+    verification = {"sessionInfo": session, "code": code, "phoneNumber": masked(first)}
+    ambiguous = failure_of(public, "mfaSignIn.finalize", {"mfaPendingCredential": pending, "tenantId": tenant,
+                                                          "phoneVerificationInfo": verification})
+    assert (ambiguous.reason, ambiguous.status) == ("MISSING_MFA_ENROLLMENT_ID", "INVALID_ARGUMENT")
+    wrong_number = {**verification, "phoneNumber": twin}
+    assert reason_of(public, "mfaSignIn.finalize", {
+        "mfaPendingCredential": pending, "mfaEnrollmentId": user.enrollment_id, "tenantId": tenant,
+        "phoneVerificationInfo": wrong_number}) == "INVALID_ARGUMENT"
+    assert_sms_second_factor(finalize_sign_in(public, pending, user, verification), user)
+
+
+def test_a_phone_sign_in_under_mandatory_mfa_asks_for_an_enrolment_it_cannot_make(public, admin, smsbox):
+    tenant = new_tenant(admin, mfaConfig={**SMS_MFA, "state": "MANDATORY"})
+    number = new_number()
+    session = send_code(public, number, tenant, new_client())
+    tokens = sign_in_with_code(public, session, received(smsbox, number, 0)[1], tenant)
+    assert set(tokens) == PHONE_RESULT | {"mfaEnrollmentRequired"} and tokens["mfaEnrollmentRequired"] is True
+    assert jwt_parts(tokens["idToken"])[1]["mfa_enrollment_required"] is True
+    assert reason_of(public, "mfaEnrollment.start", {
+        "idToken": tokens["idToken"], "tenantId": tenant,
+        "phoneEnrollmentInfo": {"phoneNumber": new_number(), "appVerification": APP}},
+        headers=new_client()) == "UNSUPPORTED_FIRST_FACTOR"
 
 
 def test_a_number_already_enrolled_is_second_factor_exists(public, admin, mailbox, smsbox):
@@ -332,6 +472,60 @@ def test_a_number_already_enrolled_is_second_factor_exists(public, admin, mailbo
     assert [e["phoneInfo"] for e in user["mfaInfo"]] == [number]
     # Another user of the tenant may enrol the same number.
     assert sms_user(public, mailbox, smsbox, tenant, number).number == number
+
+
+def test_sms_sessions_expire_after_300_seconds(public, admin, mailbox, smsbox):
+    tenant = new_tenant(admin, mfaConfig=SMS_MFA)
+    user = sms_user(public, mailbox, smsbox, tenant)
+    _, tokens = verified_user(public, mailbox, tenant)
+    number = new_number()
+    enrolling = start_enrollment(public, tokens["idToken"], number, tenant, new_client())
+    _, enrol_code = received(smsbox, number, 0)
+    pending = challenge_of(public, user)["mfaPendingCredential"]
+    signing_in = start_sign_in(public, pending, user)
+    _, sign_in_code = received(smsbox, user.number, 1)
+    for purpose, user_id in (("enroll", tokens["localId"]), ("sign_in", user.tokens["localId"])):
+        condition = f"user_id = '{user_id}' AND purpose = '{purpose}' AND factor = 'phone'"
+        assert 290 <= seconds_left("mfa_sessions", condition) <= 300, purpose
+        psql(f"UPDATE mfa_sessions SET expires_at = now() - interval '1 second' WHERE {condition}")
+    assert reason_of(public, "mfaEnrollment.finalize", {
+        "idToken": tokens["idToken"], "tenantId": tenant,
+        "phoneVerificationInfo": {"sessionInfo": enrolling, "code": enrol_code}}) == "SESSION_EXPIRED"
+    assert reason_of(public, "mfaSignIn.finalize", {
+        "mfaPendingCredential": pending, "mfaEnrollmentId": user.enrollment_id, "tenantId": tenant,
+        "phoneVerificationInfo": {"sessionInfo": signing_in, "code": sign_in_code}}) == "SESSION_EXPIRED"
+
+
+def test_a_session_info_serves_only_the_step_that_issued_it(public, admin, mailbox, smsbox):
+    tenant = new_tenant(admin, mfaConfig=SMS_MFA)
+    user = sms_user(public, mailbox, smsbox, tenant)
+    pending = challenge_of(public, user)["mfaPendingCredential"]
+    signing_in = start_sign_in(public, pending, user)
+    _, sign_in_code = received(smsbox, user.number, 1)
+    _, tokens = verified_user(public, mailbox, tenant)
+    other = new_number()
+    enrolling = start_enrollment(public, tokens["idToken"], other, tenant, new_client())
+    _, enrol_code = received(smsbox, other, 0)
+    phone = new_number()
+    phone_session = send_code(public, phone, tenant, new_client())
+    _, phone_code = received(smsbox, phone, 0)
+
+    for session, code in ((signing_in, sign_in_code), (enrolling, enrol_code)):
+        assert reason_of(public, "accounts.signInWithPhoneNumber",
+                         {"sessionInfo": session, "code": code, "tenantId": tenant}) == "INVALID_SESSION_INFO"
+    for session, code in ((phone_session, phone_code), (signing_in, sign_in_code)):
+        assert reason_of(public, "mfaEnrollment.finalize", {
+            "idToken": tokens["idToken"], "tenantId": tenant,
+            "phoneVerificationInfo": {"sessionInfo": session, "code": code}}) == "INVALID_SESSION_INFO"
+    for session, code in ((phone_session, phone_code), (enrolling, enrol_code)):
+        assert reason_of(public, "mfaSignIn.finalize", {
+            "mfaPendingCredential": pending, "mfaEnrollmentId": user.enrollment_id, "tenantId": tenant,
+            "phoneVerificationInfo": {"sessionInfo": session, "code": code}}) == "INVALID_SESSION_INFO"
+    # Each still works where it belongs.
+    assert_sms_second_factor(finalize_sign_in(public, pending, user,
+                                              {"sessionInfo": signing_in, "code": sign_in_code}), user)
+    assert "mfaEnrollmentId" in finalize_enrollment(public, tokens["idToken"], enrolling, enrol_code, tenant)
+    assert sign_in_with_code(public, phone_session, phone_code, tenant)["phoneNumber"] == phone
 
 
 def test_a_second_factor_number_is_no_first_factor_and_a_phone_sign_in_cannot_enrol(public, admin, mailbox, smsbox):
@@ -496,6 +690,20 @@ def test_a_tenant_daily_quota_of_one_refuses_the_second_send(public, admin, smsb
     phone_sign_in(public, smsbox, number, new_tenant(admin, smsDailyQuota=1), new_client())
 
 
+def test_an_ipv6_client_is_counted_by_its_64(public, admin, smsbox):
+    tenant = new_tenant(admin)
+    network = new_ipv6_network()
+    for host in range(1, 51):
+        send_code(public, new_number(), tenant, {"X-Forwarded-For": f"{network}::{host:x}"})
+    number = new_number()
+    limited = failure_of(public, "accounts.sendVerificationCode",
+                         {"phoneNumber": number, "tenantId": tenant, "appVerification": APP},
+                         headers={"X-Forwarded-For": f"{network}:1:2:3:4"})
+    assert (limited.reason, limited.status) == ("TOO_MANY_ATTEMPTS_TRY_LATER", "RESOURCE_EXHAUSTED")
+    assert smsbox.count(number) == 0
+    phone_sign_in(public, smsbox, number, tenant, {"X-Forwarded-For": f"{new_ipv6_network()}::1"})
+
+
 def test_fifty_sends_from_one_client_ip_then_it_is_refused_and_another_ip_is_not(public, admin, smsbox):
     tenant = new_tenant(admin)
     client = new_client()
@@ -519,6 +727,7 @@ def test_fifty_sends_from_one_client_ip_then_it_is_refused_and_another_ip_is_not
 
 @pytest.mark.parametrize("asked, used, words", [
     ("ja", "ja", "確認コード"), ("fr-CA", "fr", "est votre code"), ("xx", "en", "is your"), ("RU", "ru", "ваш код"),
+    ("../../etc/passwd", "en", "is your"), ("", "en", "is your"),
 ])
 def test_messages_follow_the_language_code_of_each_sending_method(public, admin, mailbox, smsbox, asked, used, words):
     tenant = new_tenant(admin, mfaConfig=SMS_MFA, displayName="Lingua")
@@ -770,6 +979,10 @@ def test_a_failing_sms_webhook_is_retried_then_delivery_failed(public, admin, re
     attempts = [message for message in relay.messages if message["to"] == number]
     assert len(attempts) == 3 and all(attempt == attempts[0] for attempt in attempts)
     assert attempts[0]["kind"] == "phone_sign_in" and attempts[0]["tenantId"] == tenant
+    # The log names the failure with the masked number, never the number, the body or the code.
+    log = server_log("phone-second").read_text()
+    assert "SMS delivery failed" in log and masked(number) in log
+    assert number not in log and attempts[0]["body"] not in log and sms_code(attempts[0]["body"]) not in log
     after = sms_deliveries(server_admin)
     assert after[("phone_sign_in", "failed")] == before[("phone_sign_in", "failed")] + 1
     assert after[("phone_sign_in", "delivered")] == before[("phone_sign_in", "delivered")]
