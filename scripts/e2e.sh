@@ -4,6 +4,13 @@
 # then stops the server with SIGTERM and checks that it exits 0 in time.
 # Extra arguments go to pytest (e.g. `scripts/e2e.sh -k healthz`).
 #
+# The server runs as production would, with app verification enforced, so that real
+# numbers get SMS. E-mail and SMS go to webhooks on two more free ports, where the tests
+# run receivers (fixtures `mailbox` and `smsbox`). 127.0.0.1 is a trusted proxy, so that
+# each test can present its own client IP in `X-Forwarded-For`: the SMS send limit per
+# client IP would otherwise be shared by the whole suite, and by earlier runs against the
+# same database within the hour.
+#
 # It expects the dev database to run and the keys to exist (`make test` and `make e2e`
 # see to both). The server's log goes to test-output/e2e-server.log.
 #
@@ -38,6 +45,11 @@ mail_port=$(free_port)
 while [[ $mail_port == "$port" || $mail_port == "$admin_port" ]]; do
     mail_port=$(free_port)
 done
+# The SMS webhook: the tests run a receiver on this port (fixture `smsbox`).
+sms_port=$(free_port)
+while [[ $sms_port == "$port" || $sms_port == "$admin_port" || $sms_port == "$mail_port" ]]; do
+    sms_port=$(free_port)
+done
 
 mkdir -p "$output_dir"
 server_pid=
@@ -63,8 +75,10 @@ say "starting $bin on 127.0.0.1:$port (public) and 127.0.0.1:$admin_port (admin)
     --issuer "http://127.0.0.1:$port" \
     --master-key-file "$DEV_MASTER_KEY_FILE" \
     --bootstrap-admin-key "$admin_key" \
-    --app-verification disabled-for-testing \
+    --app-verification enforced \
     --email-webhook-url "http://127.0.0.1:$mail_port/mail" \
+    --sms-webhook-url "http://127.0.0.1:$sms_port/sms" \
+    --trusted-proxy 127.0.0.1 \
     >"$server_log" 2>&1 </dev/null &
 server_pid=$!
 
@@ -82,6 +96,7 @@ PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     TESSERA_ADMIN_URL="http://127.0.0.1:$admin_port" \
     TESSERA_ADMIN_KEY="$admin_key" \
     TESSERA_E2E_MAIL_PORT="$mail_port" \
+    TESSERA_E2E_SMS_PORT="$sms_port" \
     TESSERA_E2E_MASTER_KEY_FILE="$DEV_MASTER_KEY_FILE" \
     TESSERA_BIN="$bin" \
     TESSERA_TEST_DATABASE_URL="$database_url" \

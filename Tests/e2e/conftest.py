@@ -6,6 +6,8 @@ The tests talk to a running server over real sockets, as any client would. They 
     TESSERA_ADMIN_URL    the admin listener, e.g. http://127.0.0.1:8081
     TESSERA_ADMIN_KEY    a project-scope admin key (the server's --bootstrap-admin-key)
     TESSERA_E2E_TIMEOUT  seconds to wait for any one answer (default 10)
+    TESSERA_E2E_MAIL_PORT, TESSERA_E2E_SMS_PORT
+                         where the server delivers e-mail and SMS (fixtures mailbox, smsbox)
 
 scripts/e2e.sh starts a server on free ports and sets them; docs/development.md says more.
 """
@@ -80,6 +82,20 @@ def mailbox():
     port = os.environ.get("TESSERA_E2E_MAIL_PORT")
     if not port:
         pytest.skip("TESSERA_E2E_MAIL_PORT is not set: run the suite through scripts/e2e.sh")
+    box = Mailbox(int(port))
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="session")
+def smsbox():
+    """The SMS webhook receiver the server delivers to (scripts/e2e.sh passes the port). Messages are
+    `{to, body, kind, tenantId?, languageCode}`; `receiver.sms_code(body)` reads the code."""
+    from receiver import Mailbox
+
+    port = os.environ.get("TESSERA_E2E_SMS_PORT")
+    if not port:
+        pytest.skip("TESSERA_E2E_SMS_PORT is not set: run the suite through scripts/e2e.sh")
     box = Mailbox(int(port))
     yield box
     box.close()
