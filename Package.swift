@@ -164,7 +164,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraServerTests",
-            dependencies: ["TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore", "TesseraMetrics"],
+            dependencies: [
+                "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
+                "TesseraMetrics", "PhoneFactor", "MultiFactor",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

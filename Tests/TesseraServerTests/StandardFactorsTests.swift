@@ -1,0 +1,20 @@
+import MultiFactor
+import PhoneFactor
+import TesseraCore
+import TesseraServer
+import Testing
+
+/// The two lists of ``StandardFactors`` must agree, since the migrator reads one and the server runs the other.
+@Suite struct StandardFactorsTests {
+    /// Sends nothing; the registry is only inspected.
+    struct SilentSender: SMSSender {
+        func send(_ message: SMSMessage) async throws {}
+    }
+
+    @Test func theMigrationsAreThoseOfTheRegisteredFactorsInOrder() {
+        let registry = StandardFactors.registry(
+            phoneCodes: SMSCodeIssuer(sender: SilentSender(), appVerification: .disabledForTesting))
+        #expect(registry.migrations == StandardFactors.migrations)
+        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp", "phone"])
+    }
+}
