@@ -1,7 +1,6 @@
 public import FoundationEssentials
 public import MultiFactor
 public import TesseraCore
-import TesseraCrypto
 public import TesseraJSON
 import TesseraPostgres
 
