@@ -82,6 +82,7 @@ let package = Package(
             path: "Plugins/PhoneFactor",
             swiftSettings: swiftSettings
         ),
+        .target(name: "TesseraOAuth", dependencies: ["TesseraCore"], swiftSettings: swiftSettings),
         .target(
             name: "TesseraServer",
             dependencies: [
@@ -102,7 +103,10 @@ let package = Package(
         ),
 
         .testTarget(name: "TesseraJSONTests", dependencies: ["TesseraJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "TesseraCryptoTests", dependencies: ["TesseraCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TesseraCryptoTests", dependencies: ["TesseraCrypto", "TesseraTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TesseraQRCodeTests", dependencies: ["TesseraQRCode"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TesseraPostgresTests", dependencies: ["TesseraPostgres", "TesseraLoop"], swiftSettings: swiftSettings
@@ -151,6 +155,10 @@ let package = Package(
                 "TesseraCrypto", "TesseraHTTP", "TesseraMetrics", "TesseraTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TesseraOAuthTests", dependencies: ["TesseraOAuth", "TesseraCore", "TesseraTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
