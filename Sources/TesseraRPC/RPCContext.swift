@@ -7,10 +7,10 @@ public struct RPCContext: Sendable {
     public var requestID: String
     /// The HTTP request's header fields (`Authorization` for admin methods, ...).
     public var headers: HTTPHeaders
-    /// The client's IP address as the server decided to believe it (the socket's peer, or what trusted proxies
-    /// reported: `ClientAddress`), as bare canonical text without a port (`192.0.2.1`, `2001:db8::1`); nil when
-    /// unknown.
-    public var remoteAddress: String?
+    /// The connection's peer as the socket reports it (`1.2.3.4:5555`, `[::1]:5555`), when known.
+    public var peerAddress: String?
+    /// The proxies whose forwarding headers are believed when they are the peer (`--trusted-proxy`).
+    public var trustedProxies: [IPNetwork]
     /// Who is calling, as the table's ``RPCAuthenticator`` decided (an admin key's identity); nil on tables
     /// without an authenticator.
     public var principal: (any Sendable)?
@@ -18,13 +18,22 @@ public struct RPCContext: Sendable {
 
     /// Creates a context.
     public init(
-        requestID: String, headers: HTTPHeaders = HTTPHeaders(), remoteAddress: String? = nil,
-        logger: Logger = Logger(label: "tessera.rpc")
+        requestID: String, headers: HTTPHeaders = HTTPHeaders(), peerAddress: String? = nil,
+        trustedProxies: [IPNetwork] = [], logger: Logger = Logger(label: "tessera.rpc")
     ) {
         self.requestID = requestID
         self.headers = headers
-        self.remoteAddress = remoteAddress
+        self.peerAddress = peerAddress
+        self.trustedProxies = trustedProxies
         baseLogger = logger
+    }
+
+    /// The client's IP address as the server believes it, as bare canonical text without a port (`192.0.2.1`,
+    /// `2001:db8::1`): the peer, or behind a trusted proxy the address its forwarding headers name
+    /// (``ClientAddress``); nil when unknown. Resolved when asked for, since only the methods that send an SMS
+    /// need it.
+    public var clientAddress: String? {
+        ClientAddress.resolve(peer: peerAddress, headers: headers, trustedProxies: trustedProxies)?.description
     }
 
     /// A logger carrying the request id as `request-id` metadata. It is made when asked for, because attaching

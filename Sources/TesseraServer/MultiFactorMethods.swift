@@ -26,7 +26,7 @@ enum MultiFactorMethods {
             paramsSchema: registry.enrollmentStartParams, resultSchema: registry.enrollmentStartResult
         ) { params, context in
             var request = try registry.enrollmentStart(params)
-            request.clientAddress = context.remoteAddress
+            request.clientAddress = context.clientAddress
             return .object(try await router.startEnrollment(request).result)
         }
         table.register(
@@ -48,7 +48,7 @@ enum MultiFactorMethods {
             paramsSchema: registry.signInStartParams, resultSchema: registry.signInStartResult
         ) { params, context in
             var request = try registry.signInStart(params)
-            request.clientAddress = context.remoteAddress
+            request.clientAddress = context.clientAddress
             return .object(try await router.startSignIn(request))
         }
         table.register(

@@ -42,7 +42,7 @@ enum PhoneSignInMethods {
                 sessionInfo: try await phoneSignIn.sendVerificationCode(
                     phoneNumber: params.phoneNumber, tenantID: params.tenantId,
                     appVerification: params.appVerification, languageCode: params.languageCode,
-                    clientAddress: context.remoteAddress))
+                    clientAddress: context.clientAddress))
         }
         table.register(
             "accounts.signInWithPhoneNumber",

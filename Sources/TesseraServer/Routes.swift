@@ -99,11 +99,9 @@ struct Routes: Sendable {
         let route = instruments.route("/rpc", on: listener)
         router.mount("/rpc", .async { request in
             let start = ContinuousClock.now
-            let client = ClientAddress.resolve(
-                peer: request.remoteAddress, headers: request.headers, trustedProxies: trustedProxies)
             let context = RPCContext(
-                requestID: RequestID.make(), headers: request.headers, remoteAddress: client?.description,
-                logger: logger)
+                requestID: RequestID.make(), headers: request.headers, peerAddress: request.remoteAddress,
+                trustedProxies: trustedProxies, logger: logger)
             let response = await dispatcher.respond(to: request, context: context)
             route.record(status: response.status.code, since: start)
             return response

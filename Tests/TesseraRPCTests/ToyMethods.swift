@@ -79,7 +79,7 @@ func makeDispatcher(recorder: Recorder = Recorder(), maxBatchSize: Int = RPCDisp
     }
     table.register("test.whoami", summary: "Echoes context.", params: RPCNoParams.self, result: JSONValue.self) {
         _, context in
-        ["requestID": .string(context.requestID), "remote": context.remoteAddress.map { .string($0) } ?? nil]
+        ["requestID": .string(context.requestID), "remote": context.clientAddress.map { .string($0) } ?? nil]
     }
     table.register("test.invalidCode", summary: "Fails.", params: RPCNoParams.self, result: Pong.self) { _, _ in
         throw RPCError(reason: "INVALID_CODE", status: .invalidArgument, detail: "The verification code is not valid.")
@@ -118,7 +118,7 @@ func call(_ dispatcher: RPCDispatcher, _ body: String) async throws -> JSONValue
 
 /// Sends a body and returns the reply text; nil when there is none.
 func callRaw(_ dispatcher: RPCDispatcher, _ body: String) async throws -> String? {
-    let context = RPCContext(requestID: "req-1", remoteAddress: "192.0.2.1")
+    let context = RPCContext(requestID: "req-1", peerAddress: "192.0.2.1:5555")
     guard let reply = await dispatcher.handle(body: Array(body.utf8), context: context) else { return nil }
     return String(decoding: reply, as: UTF8.self)
 }
