@@ -82,12 +82,20 @@ let package = Package(
             path: "Plugins/PhoneFactor",
             swiftSettings: swiftSettings
         ),
-        .target(name: "TesseraOAuth", dependencies: ["TesseraCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "TesseraOAuth",
+            dependencies: [
+                "MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraPostgres", "TesseraHTTP", "TesseraJSON",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", .product(name: "Logging", package: "swift-log"),
+                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraOAuth",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -158,7 +166,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "TesseraOAuthTests", dependencies: ["TesseraOAuth", "TesseraCore", "TesseraTestSupport"],
+            name: "TesseraOAuthTests",
+            dependencies: [
+                "TesseraOAuth", "TesseraCore", "TesseraTestSupport", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP",
+                "TesseraJSON", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraServer", "TesseraLoop",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

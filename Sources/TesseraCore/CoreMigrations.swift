@@ -7,8 +7,16 @@ public import TesseraPostgres
 public enum CoreMigrations {
     /// The migrations of module `core`, in order.
     public static let all: [Migration] = [
-        Migration(module: "core", version: 1, name: "identity", sql: identity)
+        Migration(module: "core", version: 1, name: "identity", sql: identity),
+        Migration(module: "core", version: 2, name: "client_token_families", sql: clientTokenFamilies),
     ]
+
+    /// A token family either belongs to the JSON-RPC API (`client_id` NULL) or to the OAuth client named in
+    /// `client_id`, with the scope it was granted; module `oauth` adds the foreign key to its clients.
+    private static let clientTokenFamilies = """
+        ALTER TABLE token_families ADD COLUMN client_id text, ADD COLUMN scope text;
+        CREATE INDEX token_families_by_client ON token_families (client_id) WHERE client_id IS NOT NULL;
+        """
 
     private static let identity = """
         CREATE TABLE project_config (

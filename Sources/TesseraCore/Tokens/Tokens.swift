@@ -52,7 +52,8 @@ public final class Tokens: Sendable {
 
     /// Uses `refreshToken` once: returns new tokens of the same sign-in. A token that was already used revokes
     /// its whole family (reuse means it was stolen, or a client raced itself) and fails like an unknown one:
-    /// `INVALID_REFRESH_TOKEN`. So do expired and revoked tokens, and tokens of deleted users.
+    /// `INVALID_REFRESH_TOKEN`. So do expired and revoked tokens, tokens of deleted users, and refresh tokens of
+    /// OAuth clients, which only the token endpoint redeems.
     public func refresh(_ pool: PostgresPool, refreshToken: String, tenantID: String?) async throws -> TokenResult {
         let now = clock.now()
         let digest = try SecretDigest.of(refreshToken)
@@ -60,7 +61,7 @@ public final class Tokens: Sendable {
             """
             UPDATE refresh_tokens r SET used_at = $2 FROM token_families f
             WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2
-                AND f.family_id = r.family_id AND f.revoked_at IS NULL
+                AND f.family_id = r.family_id AND f.revoked_at IS NULL AND f.client_id IS NULL
             RETURNING f.family_id, f.user_id, f.auth_time, f.sign_in_provider, f.second_factor, f.second_factor_id,
                 f.mfa_enrollment_required
             """, [digest, now])
@@ -68,7 +69,7 @@ public final class Tokens: Sendable {
             try await pool.query(
                 """
                 UPDATE token_families SET revoked_at = $2
-                WHERE revoked_at IS NULL AND family_id =
+                WHERE revoked_at IS NULL AND client_id IS NULL AND family_id =
                     (SELECT family_id FROM refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)
                 """, [digest, now])
             throw AuthError(.invalidRefreshToken, "The refresh token is invalid, expired or revoked.")

@@ -1,0 +1,68 @@
+public import FoundationEssentials
+
+/// A registered OAuth client (API §5 `OAuthClient`), bound to a tenant or to the project (`tenantID` nil). Its
+/// secret, when it has one, is only ever held as a digest (``secretDigest``).
+public struct OAuthClient: Sendable, Equatable {
+    /// Default `grantTypes` of a new client.
+    public static let defaultGrantTypes: [OAuthGrantType] = [.authorizationCode, .refreshToken]
+    /// Default allowed `scopes` of a new client.
+    public static let defaultScopes = ["openid", "profile", "email", "offline_access"]
+    /// Default access token lifetime in seconds.
+    public static let defaultAccessTokenTTL = 900
+    /// Default refresh token lifetime in seconds.
+    public static let defaultRefreshTokenTTL = 2_592_000
+
+    /// Random, public identifier (128 bits, base64url).
+    public var clientID: String
+    public var tenantID: String?
+    public var clientName: String
+    public var type: OAuthClientType
+    /// Validated at registration with ``RedirectURI/validate(_:)``; matched with ``RedirectURI/matches(registered:requested:)``.
+    public var redirectURIs: [String]
+    public var grantTypes: [OAuthGrantType]
+    /// The scopes the client may ask for.
+    public var scopes: [String]
+    /// The scopes granted when a request names none; nil means the request must name them.
+    public var defaultScopes: [String]?
+    /// Access token lifetime in seconds.
+    public var accessTokenTTL: Int
+    /// Refresh token lifetime in seconds.
+    public var refreshTokenTTL: Int
+    /// SHA-256 of the client secret (confidential clients only).
+    public var secretDigest: [UInt8]?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// A client with every member given.
+    public init(
+        clientID: String, tenantID: String?, clientName: String, type: OAuthClientType, redirectURIs: [String],
+        grantTypes: [OAuthGrantType] = OAuthClient.defaultGrantTypes, scopes: [String] = OAuthClient.defaultScopes,
+        defaultScopes: [String]? = nil, accessTokenTTL: Int = OAuthClient.defaultAccessTokenTTL,
+        refreshTokenTTL: Int = OAuthClient.defaultRefreshTokenTTL, secretDigest: [UInt8]? = nil, createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.clientID = clientID
+        self.tenantID = tenantID
+        self.clientName = clientName
+        self.type = type
+        self.redirectURIs = redirectURIs
+        self.grantTypes = grantTypes
+        self.scopes = scopes
+        self.defaultScopes = defaultScopes
+        self.accessTokenTTL = accessTokenTTL
+        self.refreshTokenTTL = refreshTokenTTL
+        self.secretDigest = secretDigest
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The registered redirect URI that `requested` matches (exactly, or a loopback URI on any port), if any.
+    public func redirectURI(matching requested: String) -> String? {
+        redirectURIs.first { RedirectURI.matches(registered: $0, requested: requested) }
+    }
+
+    /// Whether the client may use `grant`.
+    public func allows(_ grant: OAuthGrantType) -> Bool {
+        grantTypes.contains(grant)
+    }
+}

@@ -1,0 +1,53 @@
+import FoundationEssentials
+public import TesseraPostgres
+public import TesseraCore
+import TesseraCrypto
+
+/// The `oauth_clients` table: reading clients and checking their secrets. Lists are stored as space-separated
+/// text (redirect URIs and scope tokens never contain spaces).
+public enum OAuthClients {
+    /// The columns ``client(row:)`` reads, in order.
+    public static let columns = """
+        client_id, tenant_id, client_name, client_type, redirect_uris, grant_types, scopes, default_scopes, \
+        access_token_ttl, refresh_token_ttl, secret_hash, created_at, updated_at
+        """
+
+    /// The client `clientID`, whatever its tenant; nil when there is none.
+    public static func find(_ db: any SQLRunner, clientID: String) async throws -> OAuthClient? {
+        let result = try await db.query("SELECT \(columns) FROM oauth_clients WHERE client_id = $1", [clientID])
+        return try result.rows.first.map(client(row:))
+    }
+
+    /// Whether `secret` is the client's secret, compared in constant time. Public clients have none, so this is
+    /// false for them.
+    public static func checkSecret(_ secret: String, of client: OAuthClient) -> Bool {
+        guard let stored = client.secretDigest, let digest = try? SecretDigest.of(secret) else { return false }
+        return ConstantTime.equals(digest, stored)
+    }
+
+    /// Decodes a row selected with ``columns``.
+    public static func client(row: PostgresRow) throws -> OAuthClient {
+        let type = try row.decode(String.self, at: 3)
+        let grants = try row.decode(String.self, at: 5)
+        return OAuthClient(
+            clientID: try row.decode(String.self, at: 0), tenantID: try row.decode(String?.self, at: 1),
+            clientName: try row.decode(String.self, at: 2),
+            type: OAuthClientType(rawValue: type) ?? .confidential,
+            redirectURIs: words(try row.decode(String.self, at: 4)),
+            grantTypes: words(grants).compactMap(OAuthGrantType.init(rawValue:)),
+            scopes: words(try row.decode(String.self, at: 6)),
+            defaultScopes: try row.decode(String?.self, at: 7).map(words),
+            accessTokenTTL: try row.decode(Int.self, at: 8), refreshTokenTTL: try row.decode(Int.self, at: 9),
+            secretDigest: try row.decode([UInt8]?.self, at: 10), createdAt: try row.decode(Date.self, at: 11),
+            updatedAt: try row.decode(Date.self, at: 12))
+    }
+
+    /// `list` as stored: its members joined by single spaces.
+    public static func joined(_ list: [String]) -> String {
+        list.joined(separator: " ")
+    }
+
+    private static func words(_ text: String) -> [String] {
+        text.split(separator: " ").map(String.init)
+    }
+}
