@@ -17,5 +17,12 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
+        .executableTarget(
+            name: "OAuthLoad",
+            dependencies: [
+                .product(name: "TesseraLoop", package: "Tessera"),
+            ],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+        ),
     ]
 )

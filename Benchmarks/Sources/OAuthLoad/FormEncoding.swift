@@ -1,0 +1,62 @@
+/// `application/x-www-form-urlencoded` and query-string encoding and decoding.
+enum FormEncoding {
+    /// `value` with every byte outside the unreserved set of RFC 3986 percent-encoded.
+    static func escape(_ value: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(value.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output.append(UInt8(ascii: "%"))
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 15)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// `pairs` as `name=value&...`, both sides escaped.
+    static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    /// The value of parameter `name` in the query of `url` (or in a bare query string), decoded.
+    static func queryValue(_ name: String, in url: String) -> String? {
+        let query: Substring
+        if let questionMark = url.firstIndex(of: "?") {
+            query = url[url.index(after: questionMark)...].prefix { $0 != "#" }
+        } else {
+            query = Substring(url)
+        }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if unescape(parts[0]) == name { return parts.count > 1 ? unescape(parts[1]) : "" }
+        }
+        return nil
+    }
+
+    /// Decodes `%XX` escapes and `+` (a space).
+    static func unescape(_ text: Substring) -> String {
+        var output: [UInt8] = []
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let value = UInt8(String(decoding: bytes[index + 1...index + 2], as: UTF8.self), radix: 16)
+            {
+                output.append(value)
+                index += 3
+            } else {
+                output.append(byte == UInt8(ascii: "+") ? 32 : byte)
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
