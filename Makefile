@@ -64,9 +64,10 @@ e2e: ## run Tests/e2e against the built server (needs `make db keys` and a build
 	@TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
 		scripts/e2e.sh $(ARGS)
 
-bench: deps db keys ## release builds, then HTTP and database throughput against their ceilings
+bench: deps db keys ## release builds, then HTTP, database and OAuth throughput against their ceilings
 	@scripts/bench-http.sh
 	@scripts/bench-db.sh
+	@scripts/bench-oauth.sh
 
 clean: ## remove build folders (.build*) and test output; keeps .data
 	rm -rf .build .build-* .build_* test-output

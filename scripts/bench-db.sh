@@ -29,26 +29,21 @@ mkdir -p "$results_dir"
 say "building Benchmarks/ (release) in $scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product TokenCycleBench --scratch-path "$scratch")
 
-dev_db=$TESSERA_ROOT/scripts/dev-db.sh
-"$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS tessera_bench" >/dev/null
-"$dev_db" psql postgres -qc "CREATE DATABASE tessera_bench" >/dev/null
-"$dev_db" psql tessera_bench -q -f "$shared/bench/pg_token_schema.sql" >/dev/null
-url=$("$dev_db" url tessera_bench)
+url=$(prepare_token_cycle_database tessera_bench "$shared")
 
-# pgbench_rate: runs the ceiling once, prints "cycles/s p50-unknown latency-average-ms".
+# pgbench_rate: runs the ceiling once, prints "cycles/s latency-average-ms" (scripts/lib.sh).
 pgbench_rate() {
-    local raw
-    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$shared/bench/pg_token_cycle.sql" "$url" 2>&1) \
-        || die "pgbench failed: $raw"
-    awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 } END { printf "%.1f %.3f\n", tps, avg }' <<<"$raw"
+    pgbench_token_cycle "$url" "$seconds" "$shared" || die "the pgbench ceiling could not be measured"
 }
 
 say "measuring pgbench (${seconds}s)"
 read -r before before_avg < <(pgbench_rate)
+[[ -n ${before:-} ]] || die "the pgbench ceiling could not be measured"
 say "measuring TesseraPostgres (${seconds}s)"
 ours=$("$scratch/release/TokenCycleBench" "$url" "$seconds" 16 2 8)
 say "measuring pgbench again (${seconds}s)"
 read -r after after_avg < <(pgbench_rate)
+[[ -n ${after:-} ]] || die "the pgbench ceiling could not be measured"
 
 rate=$(sed -E 's/.*rate=([0-9.]+).*/\1/' <<<"$ours")
 p50=$(sed -E 's/.*p50_ms=([0-9.]+).*/\1/' <<<"$ours")

@@ -117,3 +117,29 @@ stop_process() {
     wait "$pid" 2>/dev/null || status=$?
     return "$status"
 }
+
+# prepare_token_cycle_database NAME SHARED
+# (Re)creates database NAME on the dev cluster from SHARED/bench/pg_token_schema.sql, the schema of
+# the pgbench token-cycle ceiling, and prints its URL.
+prepare_token_cycle_database() {
+    local name=$1 shared=$2 dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+    [[ -f $shared/bench/pg_token_schema.sql && -f $shared/bench/pg_token_cycle.sql ]] \
+        || die "no $shared/bench/pg_token_schema.sql or pg_token_cycle.sql (set SHARED=...)"
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $name" >/dev/null
+    "$dev_db" psql postgres -qc "CREATE DATABASE $name" >/dev/null
+    "$dev_db" psql "$name" -q -f "$shared/bench/pg_token_schema.sql" >/dev/null
+    "$dev_db" url "$name"
+}
+
+# pgbench_token_cycle URL SECONDS SHARED
+# Runs the token-cycle ceiling once: pgbench -n -M prepared -c 16 -j 2 with
+# SHARED/bench/pg_token_cycle.sql against URL (made by prepare_token_cycle_database) for SECONDS,
+# and prints "cycles/s latency-average-ms". Fails with pgbench's output when pgbench fails.
+pgbench_token_cycle() {
+    local url=$1 seconds=$2 shared=$3 raw
+    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$shared/bench/pg_token_cycle.sql" "$url" 2>&1) \
+        || { say "pgbench failed: $raw"; return 1; }
+    awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 }
+        END { if (tps == "") exit 1; printf "%.1f %.3f\n", tps, avg }' <<<"$raw" \
+        || { say "could not read pgbench's output: $raw"; return 1; }
+}

@@ -21,9 +21,8 @@ guard arguments.count >= 2, ["setup", "run"].contains(arguments[1]) else {
     Options.fail("usage: OAuthLoad setup|run --name value ... (see the comment at the top of main.swift)")
 }
 let options = Options(arguments.dropFirst(2))
-let rfc7636Challenge = Base64.urlEncoded(SHA256.hash(Array("dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk".utf8)))
-guard rfc7636Challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM" else {
-    Options.fail("the S256 self-check against RFC 7636 appendix B failed")
+guard Base64.urlEncoded(SHA256.hash(Array("abc".utf8))) == "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0" else {
+    Options.fail("the SHA-256 self-check (FIPS 180-2 \"abc\") failed")
 }
 
 let group = try EventLoopGroup(loopCount: options.int("loops", 2))

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The OAuth load test (make bench): the native-app cycle, refresh-token rotation and
+# client_credentials against a release server, next to the pgbench token-cycle ceiling.
+#
+# It builds `tessera` (release) and the load generator Benchmarks/ OAuthLoad, makes a fresh
+# database tessera_oauthbench on the dev cluster, starts `tessera serve --loops 2` on free ports
+# (--app-verification disabled-for-testing, the dev master key, a fresh random admin key), creates
+# the users and clients through the admin RPC, and for each scenario measures the headline
+# concurrency (16, like pgbench -c 16) and a sweep of concurrencies for the plot, each after a
+# warm-up. The ceiling is pgbench running ../shared/bench/pg_token_cycle.sql before and after
+# (mean), as scripts/bench-db.sh measures it. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms
+# at the headline concurrency (reported as BELOW TARGET, not as a failure).
+# It writes bench-results/oauth.txt (the table), oauth.csv, oauth.jsonl (the generator's raw
+# output), oauth.png (throughput and latency against concurrency) and oauth-server.log, and
+# stops and drops everything it started and made on exit.
+#
+# Environment:
+#   BENCH_SECONDS          seconds of each headline measurement and of each pgbench run (default 10)
+#   BENCH_SWEEP_SECONDS    seconds of each sweep measurement (default BENCH_SECONDS / 2, at least 1)
+#   BENCH_WARMUP           seconds of unmeasured load before each measurement (default 1; 0 = none)
+#   BENCH_CONCURRENCY      the headline concurrency (default 16)
+#   BENCH_SWEEP            the sweep's concurrencies (default "1 2 4 8 16 32 64"; "" = no sweep)
+#   BENCH_SCENARIOS        which scenarios (default "cycle refresh client_credentials")
+#   BENCH_LOOPS            the server's and the generator's event loops (default 2)
+#   SHARED, SWIFT, SCRATCH the shared folder (../shared), the swift command, the server's build folder (.build)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+shared=${SHARED:-$TESSERA_ROOT/../shared}
+seconds=${BENCH_SECONDS:-10}
+sweep_seconds=${BENCH_SWEEP_SECONDS:-}
+warmup=${BENCH_WARMUP:-1}
+headline=${BENCH_CONCURRENCY:-16}
+sweep=${BENCH_SWEEP-1 2 4 8 16 32 64}
+scenarios=${BENCH_SCENARIOS:-cycle refresh client_credentials}
+loops=${BENCH_LOOPS:-2}
+swift=${SWIFT:-swift}
+scratch=${SCRATCH:-$TESSERA_ROOT/.build}
+[[ $scratch == /* ]] || scratch=$TESSERA_ROOT/$scratch
+generator_scratch=$TESSERA_ROOT/.build-benchmarks
+results_dir=$TESSERA_ROOT/bench-results
+server_database=tessera_oauthbench
+ceiling_database=tessera_oauthbench_ceiling
+
+[[ $seconds =~ ^[0-9]+$ ]] || die "BENCH_SECONDS must be a whole number, not '$seconds'"
+[[ -n $sweep_seconds ]] || sweep_seconds=$((seconds / 2 > 0 ? seconds / 2 : 1))
+for setting in sweep_seconds warmup headline loops; do
+    [[ ${!setting} =~ ^[0-9]+$ ]] || die "$setting must be a whole number, not '${!setting}'"
+done
+((seconds > 0 && sweep_seconds > 0 && headline > 0 && loops > 0)) \
+    || die "BENCH_SECONDS, BENCH_SWEEP_SECONDS, BENCH_CONCURRENCY and BENCH_LOOPS must be at least 1"
+read -r -a sweep_levels <<<"$sweep"
+for level in "${sweep_levels[@]}"; do
+    [[ $level =~ ^[1-9][0-9]*$ ]] || die "BENCH_SWEEP holds '$level', not a whole number of at least 1"
+done
+read -r -a scenario_list <<<"$scenarios"
+((${#scenario_list[@]} > 0)) || die "BENCH_SCENARIOS names no scenario"
+for scenario in "${scenario_list[@]}"; do
+    [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
+        || die "unknown scenario '$scenario' (cycle, refresh, client_credentials)"
+done
+command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (run 'make deps')"
+python3 -c 'import matplotlib' 2>/dev/null || die "matplotlib is missing for the plot (run 'make deps')"
+require_dev_keys
+
+mkdir -p "$results_dir"
+work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-oauthbench.XXXXXX")
+server_pid=
+dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+
+cleanup() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        stop_process "$server_pid" 15 || true
+    fi
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null 2>&1 || true
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $ceiling_database WITH (FORCE)" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say "building tessera (release) in $scratch"
+"$swift" build -c release --product tessera --scratch-path "$scratch"
+bin=$scratch/release/tessera
+[[ -x $bin ]] || die "the release build left no binary at $bin"
+say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
+(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
+load=$generator_scratch/release/OAuthLoad
+[[ -x $load ]] || die "the release build left no binary at $load"
+
+ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
+"$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
+"$dev_db" psql postgres -qc "CREATE DATABASE $server_database" >/dev/null
+server_url=$("$dev_db" url "$server_database")
+
+admin_key_file=$work/admin-key
+(umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$admin_key_file")
+port=$(free_port)
+admin_port=$(free_port)
+server_log=$results_dir/oauth-server.log
+say "starting tessera serve --loops $loops on 127.0.0.1:$port (admin $admin_port)"
+"$bin" serve \
+    --database-url "$server_url" \
+    --listen "127.0.0.1:$port" \
+    --admin-listen "127.0.0.1:$admin_port" \
+    --issuer "http://127.0.0.1:$port" \
+    --loops "$loops" \
+    --master-key-file "$DEV_MASTER_KEY_FILE" \
+    --bootstrap-admin-key "$(<"$admin_key_file")" \
+    --app-verification disabled-for-testing \
+    >"$server_log" 2>&1 </dev/null &
+server_pid=$!
+wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
+    || die "tessera did not become healthy (see $server_log)"
+
+# measure_ceiling: runs the pgbench ceiling once, prints "cycles/s latency-average-ms".
+measure_ceiling() {
+    say "measuring the pgbench token-cycle ceiling (${seconds}s)"
+    pgbench_token_cycle "$ceiling_url" "$seconds" "$shared"
+}
+
+measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
+read -r before before_avg <<<"$measured"
+
+max_users=$headline
+for level in "${sweep_levels[@]}"; do ((level > max_users)) && max_users=$level; done
+state_file=$work/state
+say "creating $max_users users and the clients through the admin RPC"
+"$load" setup --admin "127.0.0.1:$admin_port" --admin-key-file "$admin_key_file" --users "$max_users" \
+    --state-file "$state_file" --loops "$loops"
+
+raw=$results_dir/oauth.jsonl
+: >"$raw"
+sweep_argument=$(IFS=,; printf '%s' "${sweep_levels[*]:-none}")
+for scenario in "${scenario_list[@]}"; do
+    say "measuring $scenario: ${headline} virtual users for ${seconds}s, sweep ${sweep_argument} for ${sweep_seconds}s each"
+    "$load" run --target "127.0.0.1:$port" --state-file "$state_file" --scenario "$scenario" \
+        --headline "$headline" --seconds "$seconds" --sweep "$sweep_argument" --sweep-seconds "$sweep_seconds" \
+        --warmup "$warmup" --loops "$loops" >>"$raw" \
+        || die "the load generator failed on $scenario (see $server_log)"
+done
+
+measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
+read -r after after_avg <<<"$measured"
+stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_log)"
+server_pid=
+
+python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
+    --raw "$raw" --out "$results_dir/oauth" --headline "$headline" \
+    --ceiling-before "$before" --ceiling-after "$after" \
+    --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
+    --title "OAuth load test, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$TESSERA_ROOT" rev-parse --short HEAD \
+        2>/dev/null || printf unknown), $(nproc) cores, server --loops $loops, ${seconds}s headline, ${sweep_seconds}s sweep, ${warmup}s warm-up"
+say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
