@@ -89,7 +89,7 @@ load=$generator_scratch/release/OAuthLoad
 [[ -x $load ]] || die "the release build left no binary at $load"
 
 ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
-"$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
+PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
 "$dev_db" psql postgres -qc "CREATE DATABASE $server_database" >/dev/null
 server_url=$("$dev_db" url "$server_database")
 

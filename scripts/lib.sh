@@ -125,7 +125,7 @@ prepare_token_cycle_database() {
     local name=$1 shared=$2 dev_db=$TESSERA_ROOT/scripts/dev-db.sh
     [[ -f $shared/bench/pg_token_schema.sql && -f $shared/bench/pg_token_cycle.sql ]] \
         || die "no $shared/bench/pg_token_schema.sql or pg_token_cycle.sql (set SHARED=...)"
-    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $name" >/dev/null
+    PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $name" >/dev/null
     "$dev_db" psql postgres -qc "CREATE DATABASE $name" >/dev/null
     "$dev_db" psql "$name" -q -f "$shared/bench/pg_token_schema.sql" >/dev/null
     "$dev_db" url "$name"
