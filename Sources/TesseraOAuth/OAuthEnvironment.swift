@@ -32,15 +32,14 @@ public struct OAuthEnvironment: Sendable {
     }
 
     /// The claims of `token` when it is an access token of this issuer with a valid signature that has not
-    /// expired; nil otherwise. Says nothing about revocation: that is the database's.
+    /// expired (to the second, without leeway); nil otherwise. Says nothing about revocation: that is the database's.
     func verifiedAccessToken(_ token: String) async -> AccessTokenClaims? {
         guard let keys = try? await signingKeys.keys(including: Self.keyID(of: token)) else { return nil }
         let verifier = JWTVerifier(keys: keys, expectedType: .accessToken)
-        guard
-            let claims = try? verifier.verify(
-                token, as: AccessTokenClaims.self, now: Int64(clock.now().timeIntervalSince1970)
-            ).claims,
-            claims.iss == issuer
+        let now = Int64(clock.now().timeIntervalSince1970)
+        // The verifier's leeway forgives other servers' clocks for `iat`; our own `exp` is exact.
+        guard let claims = try? verifier.verify(token, as: AccessTokenClaims.self, now: now).claims,
+            claims.iss == issuer, now < claims.exp
         else { return nil }
         return claims
     }
