@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # modules arrive when they are missing.
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
 postgresql postgresql-contrib wrk python3 python3-pip"
-DEFAULT_PYTHON_PACKAGES="requests pytest pyotp"
+DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
 python_list=${PYTHON_PACKAGES:-$DEFAULT_PYTHON_PACKAGES}

@@ -23,7 +23,9 @@ public struct OAuthEnvironment: Sendable {
     }
 
     /// An environment given member by member.
-    public init(database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock, logger: Logger) {
+    public init(
+        database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock, logger: Logger
+    ) {
         self.database = database
         self.signingKeys = signingKeys
         self.issuer = issuer

@@ -51,7 +51,8 @@ import Testing
     @Test func publicClientsAndClientsWithoutTheGrantAreRefused() async throws {
         try await OAuthHarness.run { oauth in
             let publicClient = try await oauth.client(grantTypes: Self.grants)
-            let refused = await oauth.post(.token, [("grant_type", "client_credentials")] + publicClient.formCredentials)
+            let refused = await oauth.post(
+                .token, [("grant_type", "client_credentials")] + publicClient.formCredentials)
             #expect(refused.status == 400 && refused.error == "unauthorized_client")
             let confidential = try await oauth.client(.confidential)
             let notAllowed = await oauth.post(
