@@ -187,7 +187,8 @@ def transactions() -> tuple[int, int, int]:
     pytest.fail("the transaction statistics did not settle")
 
 
-@pytest.mark.skipif(not os.environ.get("TESSERA_E2E_MEASURE"), reason="slow (about a minute): set TESSERA_E2E_MEASURE=1")
+@pytest.mark.skipif(not os.environ.get("TESSERA_E2E_MEASURE"),
+                    reason="slow (about a minute): set TESSERA_E2E_MEASURE=1")
 def test_an_authorization_code_grant_takes_one_database_round_trip(public_url):
     """DESIGN §7: every pipeline is one round trip and one implicit transaction, so the growth of the
     database's transaction count over many grants is the number of round trips per grant. Nothing else may
