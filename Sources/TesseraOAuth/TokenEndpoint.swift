@@ -35,7 +35,7 @@ public struct TokenEndpoint: Sendable {
         }
     }
 
-    /// `client` when it may use `grant`; `unauthorized_client` otherwise.
+    /// Returns when `client` may use `grant`; throws `unauthorized_client` otherwise.
     func require(_ grant: OAuthGrantType, by client: OAuthClient) throws(OAuthError) {
         guard client.allows(grant) else {
             throw OAuthError(.unauthorizedClient, "this client may not use the \(grant.rawValue) grant")
