@@ -4,6 +4,7 @@ import TesseraMetrics
 import TesseraRPC
 import TesseraCore
 import TesseraJSON
+import TesseraOAuth
 
 /// Builds the routers of the two listeners, every handler counted and timed.
 struct Routes: Sendable {
@@ -14,7 +15,8 @@ struct Routes: Sendable {
     /// The proxies whose forwarding headers are believed when they are the peer (`--trusted-proxy`).
     let trustedProxies: [IPNetwork]
 
-    /// `/healthz`, `/oauth2/jwks`, `/verify-email` and `/rpc` with the public method table.
+    /// `/healthz`, `/oauth2/jwks`, the OAuth endpoints and metadata, `/verify-email` and `/rpc` with the public
+    /// method table.
     func publicRouter(methods: RPCMethodTable, services: CoreServices) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
@@ -50,8 +52,38 @@ struct Routes: Sendable {
             jwks.record(status: response.status.code, since: start)
             return response
         })
+        addOAuth(to: &router, services: services)
         addRPC(methods, to: &router)
         return router
+    }
+
+    /// `POST /oauth2/token`, `/oauth2/revoke`, `/oauth2/introspect` and the two metadata documents.
+    private func addOAuth(to router: inout HTTPRouter, services: CoreServices) {
+        let environment = OAuthEnvironment(services: services, logger: logger)
+        let endpoints: [(String, @Sendable (HTTPRequest) async -> HTTPResponse)] = [
+            ("/oauth2/token", TokenEndpoint(environment: environment).respond(to:)),
+            ("/oauth2/revoke", RevocationEndpoint(environment: environment).respond(to:)),
+            ("/oauth2/introspect", IntrospectionEndpoint(environment: environment).respond(to:)),
+        ]
+        for (path, respond) in endpoints {
+            let route = instruments.route(path, on: listener)
+            router.on(.post, path, handler: { request in
+                let start = ContinuousClock.now
+                let response = await respond(request)
+                route.record(status: response.status.code, since: start)
+                return response
+            })
+        }
+        let metadata = ServerMetadata(issuer: services.tokens.issuer)
+        for path in ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] {
+            let route = instruments.route(path, on: listener)
+            router.on(.get, path, immediate: { _ in
+                let start = ContinuousClock.now
+                let response = metadata.response()
+                route.record(status: response.status.code, since: start)
+                return response
+            })
+        }
     }
 
     /// `/healthz`, `/readyz`, `/metrics` and `/rpc` with the admin method table.

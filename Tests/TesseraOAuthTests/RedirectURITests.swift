@@ -1,4 +1,7 @@
 import TesseraCore
+import TesseraCrypto
+import TesseraHTTP
+import TesseraJSON
 import TesseraOAuth
 import TesseraTestSupport
 import Testing

@@ -52,13 +52,13 @@ public final class SigningKeys: Sendable {
         _ = try await reload()
     }
 
-    /// The signer of new tokens.
-    func signer() async throws -> JWTSigner {
+    /// The signer of new tokens: the newest key that is not retired.
+    public func signer() async throws -> JWTSigner {
         try await snapshot().signer
     }
 
     /// The published keys, reloaded first when `kid` is not among them (a key made by another server).
-    func keys(including kid: String?) async throws -> ES256KeySet {
+    public func keys(including kid: String?) async throws -> ES256KeySet {
         let snapshot = try await snapshot()
         guard let kid, snapshot.published.publicKey(for: kid) == nil,
             ContinuousClock.now - snapshot.loadedAt >= Self.unknownKeyReloadInterval

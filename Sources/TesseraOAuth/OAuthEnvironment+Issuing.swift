@@ -1,0 +1,45 @@
+import FoundationEssentials
+import TesseraCrypto
+import TesseraCore
+import TesseraHTTP
+import TesseraJSON
+
+extension OAuthEnvironment {
+    /// How long an ID token of the token endpoint lives.
+    static let idTokenLifetime: Int64 = 3600
+
+    /// The successful token response of `grant` (RFC 6749 §5.1): a signed access token, the refresh token when
+    /// one was issued, and an ID token when the grant is a user's and its scope has `openid`.
+    func tokenResponse(_ grant: IssuedGrant, now: Date) async throws -> HTTPResponse {
+        let signer = try await signingKeys.signer()
+        let issuedAt = Int64(now.timeIntervalSince1970)
+        let subject = grant.subject
+        let accessClaims = AccessTokenClaims(
+            iss: issuer, sub: subject?.userID ?? grant.client.clientID, aud: grant.client.clientID,
+            clientID: grant.client.clientID, scope: grant.scope.text, iat: issuedAt,
+            exp: issuedAt + Int64(grant.client.accessTokenTTL), jti: try SecureRandom.identifier(),
+            authTime: subject.map { Int64($0.authTime.timeIntervalSince1970) }, amr: subject?.amr,
+            tenant: subject?.tenantID ?? grant.client.tenantID, sid: subject?.familyID)
+        let accessToken = try signer.sign(accessClaims, type: .accessToken)
+        var body: JSONObject = [
+            "access_token": .string(accessToken), "token_type": "Bearer",
+            "expires_in": .integer(Int64(grant.client.accessTokenTTL)),
+        ]
+        if let refreshToken = grant.refreshToken { body["refresh_token"] = .string(refreshToken) }
+        body["scope"] = .string(grant.scope.text)
+        if let subject, grant.identityScope.contains("openid") {
+            let scope = grant.identityScope
+            let hash = try Digest.sha256(accessToken)
+            let idClaims = OpenIDTokenClaims(
+                iss: issuer, sub: subject.userID, aud: grant.client.clientID, iat: issuedAt,
+                exp: issuedAt + Self.idTokenLifetime, authTime: Int64(subject.authTime.timeIntervalSince1970),
+                nonce: grant.nonce, amr: subject.amr, atHash: Base64URL.encode(Array(hash.prefix(hash.count / 2))),
+                email: scope.contains("email") ? subject.email : nil,
+                emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,
+                name: scope.contains("profile") ? subject.displayName : nil,
+                phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil)
+            body["id_token"] = .string(try signer.sign(idClaims, type: .jwt))
+        }
+        return OAuthResponse.json(body)
+    }
+}

@@ -1,0 +1,68 @@
+import FoundationEssentials
+public import Logging
+public import TesseraCore
+public import TesseraPostgres
+import TesseraCrypto
+import TesseraJSON
+
+/// What the OAuth endpoints share: the database (every piece of state lives there), the signing keys, the
+/// issuer, the clock that dates every token and expiry, and the log.
+public struct OAuthEnvironment: Sendable {
+    public let database: PostgresClient
+    public let signingKeys: SigningKeys
+    /// `iss` of every token, and the base of every endpoint URL in the metadata.
+    public let issuer: String
+    public let clock: any WallClock
+    public let logger: Logger
+
+    /// The environment of `services`' database, keys, issuer and clock.
+    public init(services: CoreServices, logger: Logger) {
+        self.init(
+            database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
+            clock: services.clock, logger: logger)
+    }
+
+    /// An environment given member by member.
+    public init(
+        database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock, logger: Logger
+    ) {
+        self.database = database
+        self.signingKeys = signingKeys
+        self.issuer = issuer
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The claims of `token` when it is an access token of this issuer with a valid signature that has not
+    /// expired (to the second, without leeway); nil otherwise. Says nothing about revocation: that is the database's.
+    func verifiedAccessToken(_ token: String) async -> AccessTokenClaims? {
+        guard let keys = try? await signingKeys.keys(including: Self.keyID(of: token)) else { return nil }
+        let verifier = JWTVerifier(keys: keys, expectedType: .accessToken)
+        let now = Int64(clock.now().timeIntervalSince1970)
+        // The verifier's leeway forgives other servers' clocks for `iat`; our own `exp` is exact.
+        guard let claims = try? verifier.verify(token, as: AccessTokenClaims.self, now: now).claims,
+            claims.iss == issuer, now < claims.exp
+        else { return nil }
+        return claims
+    }
+
+    /// The answer to a failure that is not the client's fault: logged (without secrets), 503 when the database
+    /// is unavailable, 500 otherwise.
+    func failure(_ error: any Error, endpoint: String) -> OAuthError {
+        if let error = error as? OAuthError { return error }
+        logger.error("\(endpoint) failed", metadata: ["error": .string(String(describing: error))])
+        if let error = error as? PostgresError, error.kind == .unavailable {
+            return OAuthError(.temporarilyUnavailable, "the database is unavailable; try again")
+        }
+        return OAuthError(.serverError, "the request could not be completed")
+    }
+
+    /// The `kid` of a JWT's header when it can be read, to find keys made by another server.
+    private static func keyID(of token: String) -> String? {
+        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let bytes = try? Base64URL.decode(header),
+            let json = try? JSONParser().parse(bytes)
+        else { return nil }
+        return json.objectValue?["kid"]?.stringValue
+    }
+}

@@ -1,0 +1,40 @@
+public import TesseraHTTP
+
+/// The parameters of a token, revocation or introspection request: an `application/x-www-form-urlencoded` body in
+/// which no parameter appears twice (RFC 6749 §3.2). Empty values count as absent (RFC 6749 §3.1).
+public struct OAuthForm: Sendable {
+    private let values: [String: String]
+
+    /// The form of `request`; `invalid_request` when the body is not a form, is not UTF-8, has a bad escape, or
+    /// repeats a parameter.
+    public init(_ request: HTTPRequest) throws(OAuthError) {
+        let contentType = request.headers["Content-Type"] ?? ""
+        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        guard mediaType.filter({ $0 != " " && $0 != "\t" }).lowercased() == "application/x-www-form-urlencoded" else {
+            throw OAuthError(.invalidRequest, "the body must be application/x-www-form-urlencoded")
+        }
+        let form: URLEncodedForm
+        do { form = try request.formItems() } catch {
+            throw OAuthError(.invalidRequest, "the body is not a valid form: \(error)")
+        }
+        var values: [String: String] = [:]
+        for field in form.fields {
+            guard values.updateValue(field.value, forKey: field.name) == nil else {
+                throw OAuthError(.invalidRequest, "parameter \(field.name) appears more than once")
+            }
+        }
+        self.values = values
+    }
+
+    /// The value of `name`, nil when absent or empty.
+    public subscript(name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The value of `name`; `invalid_request` when absent or empty.
+    public func required(_ name: String) throws(OAuthError) -> String {
+        guard let value = self[name] else { throw OAuthError(.invalidRequest, "parameter \(name) is missing") }
+        return value
+    }
+}

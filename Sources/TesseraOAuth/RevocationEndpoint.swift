@@ -1,0 +1,63 @@
+public import TesseraHTTP
+import FoundationEssentials
+import TesseraCore
+import TesseraPostgres
+
+/// `POST /oauth2/revoke` (RFC 7009): a client revokes a refresh or access token it was issued, which revokes the
+/// whole grant (token family) behind it: its refresh tokens stop working at once and its access tokens introspect
+/// as inactive. The client authenticates as at the token endpoint (a public client names itself with
+/// `client_id`). Tokens that are unknown, expired, of another client, or `client_credentials` access tokens
+/// (which have no grant and simply expire) are answered 200 like the rest, and nothing happens.
+public struct RevocationEndpoint: Sendable {
+    let environment: OAuthEnvironment
+
+    /// The endpoint over `environment`.
+    public init(environment: OAuthEnvironment) {
+        self.environment = environment
+    }
+
+    /// Answers one revocation request: 200 with an empty body, or an RFC 6749 §5.2 error.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        do {
+            try await revoke(request)
+            var response = HTTPResponse(status: .ok)
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            response.headers.add(name: "Pragma", value: "no-cache")
+            return response
+        } catch {
+            return environment.failure(error, endpoint: "revocation endpoint").response
+        }
+    }
+
+    private func revoke(_ request: HTTPRequest) async throws {
+        let form = try OAuthForm(request)
+        let credentials = try ClientCredentials(request, form: form)
+        let token = try form.required("token")
+        let clientID = credentials.clientID
+        _ = try credentials.authenticate(
+            try await environment.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) })
+        let now = environment.clock.now()
+        if token.contains(".") {
+            guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID,
+                let familyID = claims.sid
+            else { return }
+            _ = try await environment.database.withPool { pool in
+                try await pool.query(
+                    """
+                    UPDATE token_families SET revoked_at = $3
+                    WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
+                    """, [familyID, clientID, now])
+            }
+        } else {
+            let digest = try SecretDigest.of(token)
+            _ = try await environment.database.withPool { pool in
+                try await pool.query(
+                    """
+                    UPDATE token_families f SET revoked_at = $3 FROM refresh_tokens r
+                    WHERE r.token_hash = $1 AND r.expires_at > $3 AND f.family_id = r.family_id AND f.client_id = $2
+                        AND f.revoked_at IS NULL
+                    """, [digest, clientID, now])
+            }
+        }
+    }
+}

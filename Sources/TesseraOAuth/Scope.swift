@@ -1,0 +1,35 @@
+/// A `scope` parameter (RFC 6749 §3.3): space-separated tokens of printable ASCII except `"` and `\`, order
+/// irrelevant, kept in the order first given without repeats.
+public struct Scope: Sendable, Equatable {
+    /// The tokens, without repeats.
+    public let tokens: [String]
+
+    /// The tokens of `list`, repeats dropped.
+    public init(_ list: [String]) {
+        var seen = Set<String>()
+        tokens = list.filter { seen.insert($0).inserted }
+    }
+
+    /// Parses a `scope` parameter; `invalid_scope` when a token has a character RFC 6749 §3.3 forbids.
+    public init(parsing text: String) throws(OAuthError) {
+        let tokens = text.split(separator: " ").map(String.init)
+        guard !tokens.isEmpty else { throw OAuthError(.invalidScope, "scope is empty") }
+        for token in tokens where !token.utf8.allSatisfy(Self.isTokenCharacter) {
+            throw OAuthError(.invalidScope, "scope token \(token.debugDescription) has a forbidden character")
+        }
+        self.init(tokens)
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        byte == 0x21 || (0x23...0x5B).contains(byte) || (0x5D...0x7E).contains(byte)
+    }
+
+    /// The parameter's text: the tokens joined by single spaces.
+    public var text: String { tokens.joined(separator: " ") }
+
+    /// Whether `token` is granted.
+    public func contains(_ token: String) -> Bool { tokens.contains(token) }
+
+    /// Whether every token of this scope is in `other`.
+    public func isSubset(of other: Scope) -> Bool { tokens.allSatisfy(other.contains) }
+}

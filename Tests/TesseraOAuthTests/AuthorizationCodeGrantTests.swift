@@ -1,0 +1,236 @@
+import FoundationEssentials
+import TesseraCore
+import TesseraCrypto
+import TesseraHTTP
+import TesseraJSON
+import TesseraOAuth
+import TesseraTestSupport
+import Testing
+
+/// `grant_type=authorization_code`: PKCE, redirect URI, client, expiry, replay, and the tokens it issues.
+@Suite struct AuthorizationCodeGrantTests {
+    @Test func aCodeBecomesSignedTokensWithTheRightClaims() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let answer = await oauth.redeem(try await oauth.code(for: user.id, client: client), client: client)
+            #expect(answer.status == 200, "\(answer.json)")
+            #expect(answer.header("Cache-Control") == "no-store")
+            #expect(answer.header("Pragma") == "no-cache")
+            #expect(answer["token_type"] == "Bearer")
+            #expect(answer.json["expires_in"]?.intValue == 900)
+            #expect(answer["scope"] == "openid email profile offline_access")
+            #expect(answer["refresh_token"] != nil)
+
+            let accessToken = try #require(answer["access_token"])
+            let access = try await oauth.verify(accessToken, as: AccessTokenClaims.self, typ: .accessToken)
+            #expect(access.header.typ == "at+jwt")
+            #expect(access.header.alg == "ES256")
+            #expect(access.header.kid != nil)
+            let claims = access.claims
+            #expect(claims.iss == CoreHarness.issuer)
+            #expect(claims.sub == user.id)
+            #expect(claims.aud == client.id)
+            #expect(claims.clientID == client.id)
+            #expect(claims.scope == "openid email profile offline_access")
+            #expect(claims.amr == ["pwd"])
+            #expect(claims.authTime == Int64(oauth.clock.now().timeIntervalSince1970) - 5)
+            #expect(claims.exp - claims.iat == 900)
+            #expect(claims.tenant == nil)
+            #expect(claims.sid != nil)
+            #expect(!claims.jti.isEmpty)
+
+            let idToken = try await oauth.verify(
+                try #require(answer["id_token"]), as: OpenIDTokenClaims.self, typ: .jwt)
+            #expect(idToken.header.typ == "JWT")
+            let id = idToken.claims
+            #expect(id.aud == client.id && id.azp == client.id && id.sub == user.id)
+            #expect(id.nonce == "n-0S6_WzA2Mj")
+            #expect(id.amr == ["pwd"])
+            #expect(id.authTime == claims.authTime)
+            let hash = try Digest.sha256(accessToken)
+            #expect(id.atHash == Base64URL.encode(Array(hash.prefix(16))))
+            #expect(id.email == user.email && id.emailVerified == true)
+            #expect(id.name == "Ada Lovelace")
+            #expect(id.phoneNumber == nil)
+        }
+    }
+
+    @Test func noIDTokenWithoutOpenIDAndNoRefreshTokenWithoutTheGrant() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(grantTypes: [.authorizationCode])
+            let user = try await oauth.user()
+            let answer = await oauth.redeem(
+                try await oauth.code(for: user.id, client: client, scope: "profile"), client: client)
+            #expect(answer.status == 200, "\(answer.json)")
+            #expect(answer["id_token"] == nil)
+            #expect(answer["refresh_token"] == nil)
+            #expect(answer["scope"] == "profile")
+        }
+    }
+
+    @Test func secondFactorAndTenantReachTheClaims() async throws {
+        try await OAuthHarness.run { oauth in
+            let tenant = try await oauth.tenant()
+            let client = try await oauth.client(scopes: ["openid", "phone"], tenantID: tenant)
+            let user = try await oauth.user(tenantID: tenant, phoneNumber: "+15555550100")
+            let code = try await oauth.code(
+                for: user.id, client: client, scope: "openid phone", nonce: nil, secondFactor: "totp")
+            let answer = await oauth.redeem(code, client: client)
+            #expect(answer.status == 200, "\(answer.json)")
+            let access = try await oauth.verify(
+                try #require(answer["access_token"]), as: AccessTokenClaims.self, typ: .accessToken)
+            #expect(access.claims.amr == ["pwd", "otp", "mfa"])
+            #expect(access.claims.tenant == tenant)
+            let id = try await oauth.verify(try #require(answer["id_token"]), as: OpenIDTokenClaims.self, typ: .jwt)
+            #expect(id.claims.amr == ["pwd", "otp", "mfa"])
+            #expect(id.claims.nonce == nil)
+            #expect(id.claims.phoneNumber == "+15555550100")
+            #expect(id.claims.email == nil && id.claims.name == nil)
+        }
+    }
+
+    @Test func aUserOfAnotherTenantThanTheClientGetsNothing() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(tenantID: try await oauth.tenant())
+            let user = try await oauth.user()
+            let answer = await oauth.redeem(try await oauth.code(for: user.id, client: client), client: client)
+            #expect(answer.status == 400 && answer.error == "invalid_grant")
+        }
+    }
+
+    @Test func aWrongVerifierSpendsTheCode() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            let wrong = await oauth.redeem(code, client: client, verifier: String(repeating: "a", count: 43))
+            #expect(wrong.status == 400 && wrong.error == "invalid_grant")
+            #expect(wrong["error_description"]?.contains("code_verifier") == true)
+            #expect(await oauth.redeem(code, client: client).error == "invalid_grant")
+        }
+    }
+
+    @Test func aMissingOrMalformedVerifierIsAnInvalidRequestAndLeavesTheCode() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            let missing = await oauth.post(
+                .token,
+                [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", OAuthHarness.redirectURI)]
+                    + client.formCredentials)
+            #expect(missing.status == 400 && missing.error == "invalid_request")
+            for verifier in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), "plain verifier"] {
+                let malformed = await oauth.redeem(code, client: client, verifier: verifier)
+                #expect(malformed.status == 400 && malformed.error == "invalid_request", "\(verifier)")
+            }
+            #expect(await oauth.redeem(code, client: client).status == 200)
+        }
+    }
+
+    @Test func aWrongRedirectURIOrClientSpendsTheCode() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(redirectURIs: [OAuthHarness.redirectURI, "com.example.app:/other"])
+            let other = try await oauth.client()
+            let user = try await oauth.user()
+
+            let code = try await oauth.code(for: user.id, client: client)
+            let wrongURI = await oauth.redeem(code, client: client, redirectURI: "com.example.app:/other")
+            #expect(wrongURI.error == "invalid_grant")
+            #expect(wrongURI["error_description"]?.contains("redirect_uri") == true)
+            #expect(await oauth.redeem(code, client: client).error == "invalid_grant")
+
+            let stolen = try await oauth.code(for: user.id, client: client)
+            let otherClient = await oauth.redeem(stolen, client: other)
+            #expect(otherClient.error == "invalid_grant")
+            #expect(otherClient["error_description"]?.contains("another client") == true)
+            #expect(await oauth.redeem(stolen, client: client).error == "invalid_grant")
+        }
+    }
+
+    @Test func aLoopbackCodeIsRedeemedWithItsOwnPortOnly() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(redirectURIs: ["http://127.0.0.1/callback"])
+            let user = try await oauth.user()
+            let port = Int.random(in: 49152...65000)
+            let issued = "http://127.0.0.1:\(port)/callback"
+            let first = try await oauth.code(for: user.id, client: client, redirectURI: issued)
+            #expect(await oauth.redeem(first, client: client, redirectURI: issued).status == 200)
+
+            let second = try await oauth.code(for: user.id, client: client, redirectURI: issued)
+            let otherPort = await oauth.redeem(
+                second, client: client, redirectURI: "http://127.0.0.1:\(port + 1)/callback")
+            #expect(otherPort.error == "invalid_grant")
+            let third = try await oauth.code(for: user.id, client: client, redirectURI: issued)
+            let noPort = await oauth.redeem(third, client: client, redirectURI: "http://127.0.0.1/callback")
+            #expect(noPort.error == "invalid_grant")
+        }
+    }
+
+    @Test func aCodeExpiresAfterSixtySeconds() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let late = try await oauth.code(for: user.id, client: client)
+            let inTime = try await oauth.code(for: user.id, client: client)
+            oauth.clock.advance(by: 59)
+            #expect(await oauth.redeem(inTime, client: client).status == 200)
+            oauth.clock.advance(by: 2)
+            let expired = await oauth.redeem(late, client: client)
+            #expect(expired.error == "invalid_grant")
+            #expect(expired["error_description"]?.contains("expired") == true)
+        }
+    }
+
+    @Test func aReplayedCodeRevokesWhatItIssued() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let resourceServer = try await oauth.client(.confidential)
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            let first = await oauth.redeem(code, client: client)
+            #expect(first.status == 200)
+            let accessToken = try #require(first["access_token"])
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json["active"] == true)
+
+            let replay = await oauth.redeem(code, client: client)
+            #expect(replay.status == 400 && replay.error == "invalid_grant")
+            let refreshed = await oauth.refresh(try #require(first["refresh_token"]), client: client)
+            #expect(refreshed.error == "invalid_grant")
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json == ["active": false])
+        }
+    }
+
+    @Test func aDisabledOrDeletedUserGetsNoTokens() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let disabled = try await oauth.user()
+            let code = try await oauth.code(for: disabled.id, client: client)
+            try await oauth.core.sql("UPDATE users SET disabled = true WHERE user_id = $1", [disabled.id])
+            let answer = await oauth.redeem(code, client: client)
+            #expect(answer.error == "invalid_grant")
+            #expect(answer["error_description"]?.contains("disabled") == true)
+        }
+    }
+
+    @Test func aClientWithoutTheGrantIsUnauthorizedAndTheCodeSurvives() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(grantTypes: [.refreshToken])
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            let answer = await oauth.redeem(code, client: client)
+            #expect(answer.status == 400 && answer.error == "unauthorized_client")
+            let row = try await oauth.core.sql(
+                "SELECT 1 FROM oauth_codes WHERE client_id = $1 AND used_at IS NULL", [client.id])
+            #expect(row == 1)
+        }
+    }
+
+    @Test func unknownCodesAreInvalidGrants() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            #expect(await oauth.redeem("no-such-code", client: client).error == "invalid_grant")
+        }
+    }
+}
