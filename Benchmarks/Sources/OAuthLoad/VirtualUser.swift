@@ -124,10 +124,8 @@ final class VirtualUser: @unchecked Sendable {
     /// One rotation: `grant_type=refresh_token` with the current token, keeping the new one. After a failure the
     /// user gets a fresh token through a cycle, so one lost response does not make every later rotation a reuse.
     func refresh(into latencies: inout Latencies) async throws {
-        guard let current = refreshToken else {
-            try await prepareRefresh()
-            return
-        }
+        if refreshToken == nil { try await prepareRefresh() }
+        guard let current = refreshToken else { throw LoadError.setup("no refresh token to rotate") }
         refreshToken = nil
         let body = FormEncoding.encode([
             ("grant_type", "refresh_token"), ("refresh_token", current), ("client_id", target.publicClientID),
