@@ -68,7 +68,8 @@ public struct OAuthClientSettings: Sendable, Equatable {
     /// Whether `token` is an RFC 6749 §3.3 scope token: one or more of `%x21 / %x23-5B / %x5D-7E` (printable ASCII
     /// without space, `"` and `\`).
     public static func isScopeToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
+        !token.isEmpty
+            && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
     private func checkName() throws(AuthError) {

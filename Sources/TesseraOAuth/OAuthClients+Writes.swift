@@ -1,6 +1,6 @@
 public import FoundationEssentials
 public import TesseraCore
-public import TesseraPostgres
+import TesseraPostgres
 
 /// Writing and listing `oauth_clients` rows, for the admin methods.
 extension OAuthClients {

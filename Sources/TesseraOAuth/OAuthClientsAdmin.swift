@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import TesseraCore
 import TesseraCrypto
 public import TesseraJSON
@@ -91,7 +91,8 @@ public final class OAuthClientsAdmin: Sendable {
             try await self.configs.requireTenant(pool, tenantID)
             let clients = try await OAuthClients.list(pool, tenantID: tenantID, after: cursor, limit: size + 1)
             let page = clients.prefix(size)
-            let next = clients.count > size
+            let next =
+                clients.count > size
                 ? page.last.map { PageCursor(time: $0.createdAt, id: $0.clientID).encoded } : nil
             return Page(clients: page.map(\.resource), nextPageToken: next)
         }
@@ -162,7 +163,9 @@ public final class OAuthClientsAdmin: Sendable {
     /// both are given they must agree.
     private static func tenant(of body: JSONObject, requested: String?) throws(AuthError) -> String? {
         guard let value = body["tenantId"], !value.isNull else { return requested }
-        guard let named = value.stringValue else { throw AuthError(.invalidArgument, "client.tenantId must be a string") }
+        guard let named = value.stringValue else {
+            throw AuthError(.invalidArgument, "client.tenantId must be a string")
+        }
         if let requested, requested != named {
             throw AuthError(.invalidArgument, "client.tenantId \(named) differs from tenantId \(requested)")
         }

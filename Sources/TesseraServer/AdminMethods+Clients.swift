@@ -51,7 +51,8 @@ extension AdminMethods {
                 actor: try context.admin())
         }
         table.register(
-            "oauthClients.update", summary: "Updates an OAuth client (with an optional updateMask); type never changes.",
+            "oauthClients.update",
+            summary: "Updates an OAuth client (with an optional updateMask); type never changes.",
             params: UpdateClientParams.self, result: OAuthClientResource.self
         ) { params, context in
             try await clients.update(
@@ -70,7 +71,8 @@ extension AdminMethods {
             summary: "Gives a confidential client a new secret, shown only in this answer; the old one stops working.",
             params: ClientIDParams.self, result: OAuthClientsAdmin.RotatedSecret.self
         ) { params, context in
-            try await clients.rotateSecret(clientID: params.clientId, actor: try context.actor("oauthClients.rotateSecret"))
+            try await clients.rotateSecret(
+                clientID: params.clientId, actor: try context.actor("oauthClients.rotateSecret"))
         }
     }
 }

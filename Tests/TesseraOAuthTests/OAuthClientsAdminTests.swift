@@ -43,9 +43,10 @@ import Testing
             #expect(try await h.storedDigest(created.clientId) == nil)
             let stored = try #require(try await h.stored(created.clientId))
             #expect(!OAuthClients.checkSecret("", of: stored))
-            #expect(try await reason {
-                _ = try await h.admin.rotateSecret(clientID: created.clientId, actor: ClientsHarness.actor("r"))
-            } == .invalidArgument)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.rotateSecret(clientID: created.clientId, actor: ClientsHarness.actor("r"))
+                } == .invalidArgument)
         }
     }
 
@@ -60,21 +61,26 @@ import Testing
             #expect(try await reason { _ = try await h.create(mismatch, tenantID: tenant) } == .invalidArgument)
             let fromBody = try await h.create(ClientsHarness.publicClient(["tenantId": .string(tenant)]))
             #expect(fromBody.tenantId == tenant)
-            #expect(try await reason { _ = try await h.create(ClientsHarness.publicClient(), tenantID: "t-none") }
-                == .tenantNotFound)
-            #expect(try await reason {
-                _ = try await h.create(ClientsHarness.publicClient(["redirectUris": ["myapp://cb"]]), tenantID: tenant)
-            } == .invalidRedirectURI)
-            let page = try await h.admin.list(tenantID: tenant, pageSize: nil, pageToken: nil, actor: ClientsHarness.projectKey)
+            #expect(
+                try await reason { _ = try await h.create(ClientsHarness.publicClient(), tenantID: "t-none") }
+                    == .tenantNotFound)
+            #expect(
+                try await reason {
+                    _ = try await h.create(
+                        ClientsHarness.publicClient(["redirectUris": ["myapp://cb"]]), tenantID: tenant)
+                } == .invalidRedirectURI)
+            let page = try await h.admin.list(
+                tenantID: tenant, pageSize: nil, pageToken: nil, actor: ClientsHarness.projectKey)
             #expect(page.clients.map(\.clientId) == [fromBody.clientId])
         }
     }
 
     @Test func updateWithoutAMaskReplacesEveryField() async throws {
         try await ClientsHarness.run { h in
-            let created = try await h.create(ClientsHarness.publicClient([
-                "scopes": ["openid", "email"], "defaultScopes": ["openid"], "accessTokenTtl": 120,
-            ]))
+            let created = try await h.create(
+                ClientsHarness.publicClient([
+                    "scopes": ["openid", "email"], "defaultScopes": ["openid"], "accessTokenTtl": 120,
+                ]))
             h.core.clock.advance(by: 10)
             let updated = try await h.admin.update(
                 clientID: created.clientId,
@@ -99,9 +105,10 @@ import Testing
 
     @Test func updateWithAMaskChangesOnlyTheNamedFields() async throws {
         try await ClientsHarness.run { h in
-            let created = try await h.create(ClientsHarness.confidentialClient([
-                "scopes": ["openid", "email"], "defaultScopes": ["openid"], "accessTokenTtl": 120,
-            ]))
+            let created = try await h.create(
+                ClientsHarness.confidentialClient([
+                    "scopes": ["openid", "email"], "defaultScopes": ["openid"], "accessTokenTtl": 120,
+                ]))
             let actor = ClientsHarness.actor("oauthClients.update")
             let renamed = try await h.admin.update(
                 clientID: created.clientId, ["clientName": "New name", "accessTokenTtl": 3_000],
@@ -139,7 +146,10 @@ import Testing
                 (["clientName": "x", "typo": 1], "clientName", .invalidArgument),
                 (ClientsHarness.publicClient(["clientId": "other"]), nil, .invalidArgument),
                 (ClientsHarness.publicClient(["tenantId": "t-elsewhere"]), nil, .invalidArgument),
-                (["redirectUris": ["https://ok.example/cb", "http://localhost/cb"]], "redirectUris", .invalidRedirectURI),
+                (
+                    ["redirectUris": ["https://ok.example/cb", "http://localhost/cb"]], "redirectUris",
+                    .invalidRedirectURI
+                ),
                 (["redirectUris": []], "redirectUris", .invalidArgument),
                 (["grantTypes": ["client_credentials"]], "grantTypes", .invalidArgument),
                 (["scopes": ["a b"]], "scopes", .invalidArgument),
@@ -148,17 +158,21 @@ import Testing
                 ([:], "clientName", .invalidArgument),
             ]
             for (body, mask, expected) in refused {
-                #expect(try await reason {
-                    _ = try await h.admin.update(clientID: id, body, updateMask: mask, actor: actor)
-                } == expected, "\(body) \(mask ?? "no mask")")
+                #expect(
+                    try await reason {
+                        _ = try await h.admin.update(clientID: id, body, updateMask: mask, actor: actor)
+                    } == expected, "\(body) \(mask ?? "no mask")")
             }
             #expect(try await h.admin.get(clientID: id, actor: ClientsHarness.projectKey) == created)
-            #expect(try await reason {
-                _ = try await h.admin.update(clientID: "nope", ["clientName": "x"], updateMask: "clientName", actor: actor)
-            } == .clientNotFound)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.update(
+                        clientID: "nope", ["clientName": "x"], updateMask: "clientName", actor: actor)
+                } == .clientNotFound)
             // Naming the same type, or leaving it out, is fine.
             let kept = try await h.admin.update(
-                clientID: id, ["type": "public", "clientName": "Same type"], updateMask: "clientName,type", actor: actor)
+                clientID: id, ["type": "public", "clientName": "Same type"], updateMask: "clientName,type", actor: actor
+            )
             #expect(kept.type == "public")
         }
     }
@@ -169,7 +183,10 @@ import Testing
             let other = try await h.tenant()
             var ids: [String] = []
             for index in 0..<5 {
-                ids.append(try await h.create(ClientsHarness.publicClient(["clientName": .string("c\(index)")]), tenantID: tenant).clientId)
+                ids.append(
+                    try await h.create(
+                        ClientsHarness.publicClient(["clientName": .string("c\(index)")]), tenantID: tenant
+                    ).clientId)
                 if index != 2 { h.core.clock.advance(by: 1) }
             }
             _ = try await h.create(ClientsHarness.publicClient(), tenantID: other)
@@ -177,7 +194,8 @@ import Testing
             var token: String?
             var pages = 0
             repeat {
-                let page = try await h.admin.list(tenantID: tenant, pageSize: 2, pageToken: token, actor: ClientsHarness.projectKey)
+                let page = try await h.admin.list(
+                    tenantID: tenant, pageSize: 2, pageToken: token, actor: ClientsHarness.projectKey)
                 seen += page.clients.map(\.clientId)
                 #expect(page.clients.allSatisfy { $0.clientSecret == nil && $0.tenantId == tenant })
                 token = page.nextPageToken
@@ -187,24 +205,32 @@ import Testing
             let sameSecond = Array(ids[2...3]).sorted()
             #expect(seen.count == 5 && Set(seen) == Set(ids))
             #expect(Array(seen[0...1]) == Array(ids[0...1]) && Array(seen[2...3]) == sameSecond && seen[4] == ids[4])
-            let all = try await h.admin.list(tenantID: tenant, pageSize: 100, pageToken: nil, actor: ClientsHarness.projectKey)
+            let all = try await h.admin.list(
+                tenantID: tenant, pageSize: 100, pageToken: nil, actor: ClientsHarness.projectKey)
             #expect(all.clients.count == 5 && all.nextPageToken == nil)
-            let project = try await h.admin.list(tenantID: nil, pageSize: 100, pageToken: nil, actor: ClientsHarness.projectKey)
+            let project = try await h.admin.list(
+                tenantID: nil, pageSize: 100, pageToken: nil, actor: ClientsHarness.projectKey)
             #expect(project.clients.allSatisfy { $0.tenantId == nil })
             for size in [0, 101] {
-                #expect(try await reason {
-                    _ = try await h.admin.list(tenantID: tenant, pageSize: size, pageToken: nil, actor: ClientsHarness.projectKey)
-                } == .invalidArgument)
+                #expect(
+                    try await reason {
+                        _ = try await h.admin.list(
+                            tenantID: tenant, pageSize: size, pageToken: nil, actor: ClientsHarness.projectKey)
+                    } == .invalidArgument)
             }
             let idOnlyToken = Base64URL.encode(Array(":abc".utf8))
             for bad in ["!!", idOnlyToken] {
-                #expect(try await reason {
-                    _ = try await h.admin.list(tenantID: tenant, pageSize: nil, pageToken: bad, actor: ClientsHarness.projectKey)
-                } == .invalidArgument)
+                #expect(
+                    try await reason {
+                        _ = try await h.admin.list(
+                            tenantID: tenant, pageSize: nil, pageToken: bad, actor: ClientsHarness.projectKey)
+                    } == .invalidArgument)
             }
-            #expect(try await reason {
-                _ = try await h.admin.list(tenantID: "t-none", pageSize: nil, pageToken: nil, actor: ClientsHarness.projectKey)
-            } == .tenantNotFound)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.list(
+                        tenantID: "t-none", pageSize: nil, pageToken: nil, actor: ClientsHarness.projectKey)
+                } == .tenantNotFound)
         }
     }
 
@@ -218,34 +244,46 @@ import Testing
             let foreign = try await h.create(ClientsHarness.confidentialClient(), tenantID: theirs)
             let projectLevel = try await h.create(ClientsHarness.confidentialClient())
 
-            #expect(try await reason {
-                _ = try await h.admin.create(tenantID: theirs, ClientsHarness.publicClient(), actor: ClientsHarness.actor("c", key))
-            } == .permissionDenied)
-            #expect(try await reason {
-                _ = try await h.admin.create(tenantID: nil, ClientsHarness.publicClient(), actor: ClientsHarness.actor("c", key))
-            } == .permissionDenied)
-            #expect(try await reason {
-                _ = try await h.admin.create(
-                    tenantID: nil, ClientsHarness.publicClient(["tenantId": .string(theirs)]), actor: ClientsHarness.actor("c", key))
-            } == .permissionDenied)
-            #expect(try await reason {
-                _ = try await h.admin.list(tenantID: theirs, pageSize: nil, pageToken: nil, actor: key)
-            } == .permissionDenied)
-            #expect(try await reason {
-                _ = try await h.admin.list(tenantID: nil, pageSize: nil, pageToken: nil, actor: key)
-            } == .permissionDenied)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.create(
+                        tenantID: theirs, ClientsHarness.publicClient(), actor: ClientsHarness.actor("c", key))
+                } == .permissionDenied)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.create(
+                        tenantID: nil, ClientsHarness.publicClient(), actor: ClientsHarness.actor("c", key))
+                } == .permissionDenied)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.create(
+                        tenantID: nil, ClientsHarness.publicClient(["tenantId": .string(theirs)]),
+                        actor: ClientsHarness.actor("c", key))
+                } == .permissionDenied)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.list(tenantID: theirs, pageSize: nil, pageToken: nil, actor: key)
+                } == .permissionDenied)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.list(tenantID: nil, pageSize: nil, pageToken: nil, actor: key)
+                } == .permissionDenied)
             for other in [foreign.clientId, projectLevel.clientId] {
                 #expect(try await reason { _ = try await h.admin.get(clientID: other, actor: key) } == .clientNotFound)
-                #expect(try await reason {
-                    _ = try await h.admin.update(
-                        clientID: other, ["clientName": "x"], updateMask: "clientName", actor: ClientsHarness.actor("u", key))
-                } == .clientNotFound)
-                #expect(try await reason {
-                    _ = try await h.admin.rotateSecret(clientID: other, actor: ClientsHarness.actor("r", key))
-                } == .clientNotFound)
-                #expect(try await reason {
-                    try await h.admin.delete(clientID: other, actor: ClientsHarness.actor("d", key))
-                } == .clientNotFound)
+                #expect(
+                    try await reason {
+                        _ = try await h.admin.update(
+                            clientID: other, ["clientName": "x"], updateMask: "clientName",
+                            actor: ClientsHarness.actor("u", key))
+                    } == .clientNotFound)
+                #expect(
+                    try await reason {
+                        _ = try await h.admin.rotateSecret(clientID: other, actor: ClientsHarness.actor("r", key))
+                    } == .clientNotFound)
+                #expect(
+                    try await reason {
+                        try await h.admin.delete(clientID: other, actor: ClientsHarness.actor("d", key))
+                    } == .clientNotFound)
                 #expect(try await h.stored(other) != nil)
             }
             #expect(try await h.admin.get(clientID: own.clientId, actor: key).clientId == own.clientId)
@@ -261,12 +299,14 @@ import Testing
         try await ClientsHarness.run { h in
             let client = try await h.create(ClientsHarness.publicClient())
             let user = try await h.core.services.usersAdmin.create(
-                tenantID: nil, UserChanges(email: CoreHarness.email("clients")), actor: ClientsHarness.actor("users.create"))
+                tenantID: nil, UserChanges(email: CoreHarness.email("clients")),
+                actor: ClientsHarness.actor("users.create"))
             let familyID = try SecureRandom.identifier()
             let now = h.core.clock.now()
             try await h.core.sql(
                 """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id, scope)
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id,
+                    scope)
                 VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
                 """, [familyID, user.localId, now, client.clientId])
             try await h.core.sql(
@@ -287,12 +327,15 @@ import Testing
             #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user.localId) == 1)
-            #expect(try await reason {
-                _ = try await h.admin.get(clientID: client.clientId, actor: ClientsHarness.projectKey)
-            } == .clientNotFound)
-            #expect(try await reason {
-                try await h.admin.delete(clientID: client.clientId, actor: ClientsHarness.actor("oauthClients.delete"))
-            } == .clientNotFound)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.get(clientID: client.clientId, actor: ClientsHarness.projectKey)
+                } == .clientNotFound)
+            #expect(
+                try await reason {
+                    try await h.admin.delete(
+                        clientID: client.clientId, actor: ClientsHarness.actor("oauthClients.delete"))
+                } == .clientNotFound)
         }
     }
 
@@ -311,9 +354,10 @@ import Testing
             #expect(try await h.storedDigest(created.clientId) == (try Digest.sha256(rotated.clientSecret)))
             let read = try await h.admin.get(clientID: created.clientId, actor: ClientsHarness.projectKey)
             #expect(read.updateTime == RFC3339.string(from: h.core.clock.now()))
-            #expect(try await reason {
-                _ = try await h.admin.rotateSecret(clientID: "nope", actor: ClientsHarness.actor("r"))
-            } == .clientNotFound)
+            #expect(
+                try await reason {
+                    _ = try await h.admin.rotateSecret(clientID: "nope", actor: ClientsHarness.actor("r"))
+                } == .clientNotFound)
         }
     }
 
@@ -330,9 +374,10 @@ import Testing
             try await h.admin.delete(clientID: created.clientId, actor: ClientsHarness.actor("oauthClients.delete"))
 
             let events = try await h.auditEvents(tenant).filter { $0.target == target }
-            #expect(events.map(\.method).sorted() == [
-                "oauthClients.create", "oauthClients.delete", "oauthClients.rotateSecret", "oauthClients.update",
-            ])
+            #expect(
+                events.map(\.method).sorted() == [
+                    "oauthClients.create", "oauthClients.delete", "oauthClients.rotateSecret", "oauthClients.update",
+                ])
             #expect(events.allSatisfy { $0.actorKeyId == ClientsHarness.projectKey.keyID && $0.tenantId == tenant })
             let create = try #require(events.first { $0.method == "oauthClients.create" })
             #expect(create.before == nil)
@@ -349,8 +394,10 @@ import Testing
             #expect(deletion.before?["clientName"] == "Renamed")
             #expect(deletion.after == nil)
             for secret in [try #require(created.clientSecret), rotated.clientSecret] {
-                #expect(try await h.core.sql(
-                    "SELECT 1 FROM audit_events WHERE before::text LIKE $1 OR after::text LIKE $1", ["%\(secret)%"]) == 0)
+                #expect(
+                    try await h.core.sql(
+                        "SELECT 1 FROM audit_events WHERE before::text LIKE $1 OR after::text LIKE $1", ["%\(secret)%"])
+                        == 0)
             }
         }
     }

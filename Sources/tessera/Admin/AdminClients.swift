@@ -18,7 +18,8 @@ struct AdminClients: AsyncParsableCommand {
         @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several).")
         var redirectURIs: [String] = []
 
-        @Option(name: .customLong("grant-type"), help: "authorization_code, refresh_token or client_credentials (repeat).")
+        @Option(
+            name: .customLong("grant-type"), help: "authorization_code, refresh_token or client_credentials (repeat).")
         var grantTypes: [String] = []
 
         @Option(name: .customLong("scope"), help: "A scope the client may ask for (repeat).")
