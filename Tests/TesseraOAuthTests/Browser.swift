@@ -11,6 +11,8 @@ struct Browser {
     var cookies: [String: String] = [:]
     /// The `Set-Cookie` values of every response, in order.
     var setCookies: [String] = []
+    /// The peer address of its requests: random, because SMS send limits per client live in the shared database.
+    let address = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254)):5555"
 
     /// Sends one request to the handler of its path.
     mutating func send(_ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil) async throws
@@ -26,7 +28,7 @@ struct Browser {
             body = Array(URLEncodedForm(fields: form.map { (name: $0.0, value: $0.1) }).encoded.utf8)
         }
         let request = HTTPRequest(
-            method: method, target: target, headers: headers, body: body, remoteAddress: "10.9.8.7:5555")
+            method: method, target: target, headers: headers, body: body, remoteAddress: address)
         let route = try #require(OAuthLogin.Route(rawValue: request.path), "no route for \(request.path)")
         #expect(route.method == method)
         let response = await login.respond(to: request, at: route)

@@ -89,18 +89,18 @@ struct LoginHarness {
 
     /// Enrols TOTP for the user (through the router, as an app would); returns the secret. The clock then moves
     /// past the enrolment code's step, so the next code is fresh.
-    func enrollTOTP(_ email: String, tenantID: String?) async throws -> [UInt8] {
-        guard case .tokens(let tokens) = try await router.signInWithPassword(
-            email: email, password: Self.password, tenantID: tenantID)
-        else { throw Unexpected(description: "expected tokens") }
+    func enrollTOTP(_ email: String, tenantID: String?, signedIn: TokenResult? = nil) async throws -> [UInt8] {
+        var tokens = signedIn
+        if tokens == nil { tokens = try await signIn(email, tenantID: tenantID) }
+        let idToken = try #require(tokens?.idToken)
         let started = try await router.startEnrollment(
             EnrollmentStartRequest(
-                idToken: tokens.idToken, tenantID: tenantID, languageCode: nil, factor: "totp", info: [:]))
+                idToken: idToken, tenantID: tenantID, languageCode: nil, factor: "totp", info: [:]))
         let info = try #require(started.result["totpSessionInfo"]?.objectValue)
         let secret = try Base32.decode(try #require(info["sharedSecretKey"]?.stringValue))
         _ = try await router.finalizeEnrollment(
             EnrollmentFinalizeRequest(
-                idToken: tokens.idToken, tenantID: tenantID, displayName: "phone app", factor: "totp",
+                idToken: idToken, tenantID: tenantID, displayName: "phone app", factor: "totp",
                 info: [
                     "sessionInfo": .string(try #require(info["sessionInfo"]?.stringValue)),
                     "verificationCode": .string(try totp(secret)),
@@ -110,19 +110,27 @@ struct LoginHarness {
     }
 
     /// Enrols a phone number for the user through the router; clears the recorded SMS.
-    func enrollPhone(_ email: String, number: String, tenantID: String?) async throws {
-        guard case .tokens(let tokens) = try await router.signInWithPassword(
-            email: email, password: Self.password, tenantID: tenantID)
-        else { throw Unexpected(description: "expected tokens") }
+    func enrollPhone(_ email: String, number: String, tenantID: String?, signedIn: TokenResult? = nil) async throws {
+        var tokens = signedIn
+        if tokens == nil { tokens = try await signIn(email, tenantID: tenantID) }
+        let idToken = try #require(tokens?.idToken)
         let started = try await router.startEnrollment(
             EnrollmentStartRequest(
-                idToken: tokens.idToken, tenantID: tenantID, languageCode: nil, factor: "phone",
+                idToken: idToken, tenantID: tenantID, languageCode: nil, factor: "phone",
                 info: ["phoneNumber": .string(number), "appVerification": ["recaptchaToken": "token"]]))
         let sessionInfo = try #require(started.result["phoneSessionInfo"]?.objectValue?["sessionInfo"]?.stringValue)
         _ = try await router.finalizeEnrollment(
             EnrollmentFinalizeRequest(
-                idToken: tokens.idToken, tenantID: tenantID, displayName: nil, factor: "phone",
+                idToken: idToken, tenantID: tenantID, displayName: nil, factor: "phone",
                 info: ["sessionInfo": .string(sessionInfo), "code": .string(try sms.lastCode(to: number))]))
+    }
+
+    /// The tokens of a password sign-in that must not be challenged.
+    func signIn(_ email: String, tenantID: String?) async throws -> TokenResult {
+        guard case .tokens(let tokens) = try await router.signInWithPassword(
+            email: email, password: Self.password, tenantID: tenantID)
+        else { throw Unexpected(description: "expected tokens") }
+        return tokens
     }
 
     /// The TOTP code of `secret` now.
