@@ -13,7 +13,10 @@ enum BrowserSessions {
     static func create(_ db: any SQLRunner, familyID: String, now: Date) async throws -> String {
         let session = try SecretDigest.make()
         try await db.query(
-            "INSERT INTO oauth_browser_sessions (session_hash, family_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+            """
+            INSERT INTO oauth_browser_sessions (session_hash, family_id, created_at, expires_at)
+            VALUES ($1, $2, $3, $4)
+            """,
             [session.digest, familyID, now, now.addingTimeInterval(lifetime)])
         return session.secret
     }

@@ -73,7 +73,8 @@ struct EnrollmentStep: Sendable {
             let sessionInfo = opened.flow.challenge?.sessionInfo
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {
-            return try await renderer.render(pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
+            return try await renderer.render(
+                pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
         }
         let info: JSONObject =
             factor == "phone"

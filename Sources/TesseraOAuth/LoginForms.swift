@@ -95,8 +95,9 @@ struct LoginForms {
         var content = LoginPageLayout.alert(errors.general)
         content += #"<p id="instructions">\#(HTML.escape(challenge.instructions ?? ""))</p>"#
         if let svg = challenge.qrCodeSVG {
-            content += #"<figure id="qr-code" class="qr-code" role="img" aria-label="QR code for your authenticator app">"#
-                + svg + "</figure>"
+            content +=
+                #"<figure id="qr-code" class="qr-code" role="img" "#
+                + #"aria-label="QR code for your authenticator app">"# + svg + "</figure>"
         }
         if let key = challenge.manualEntryKey {
             content += #"<p>Or type in this key: <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#

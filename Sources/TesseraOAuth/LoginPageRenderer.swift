@@ -23,8 +23,8 @@ struct LoginPageRenderer: Sendable {
             html = forms.chooseFactor(flow.factors, errors: errors)
         case .secondFactor:
             html = forms.secondFactor(
-                flow.factors.first { $0.mfaEnrollmentId == flow.enrollmentID }, canChooseAnother: flow.factors.count > 1,
-                errors: errors)
+                flow.factors.first { $0.mfaEnrollmentId == flow.enrollmentID },
+                canChooseAnother: flow.factors.count > 1, errors: errors)
         case .chooseEnrollment:
             html = forms.chooseEnrollment(
                 offers: try await enrollmentOffers(pool, tenantID: flow.request.tenantID), phoneNumber: typed,

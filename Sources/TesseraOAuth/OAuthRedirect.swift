@@ -10,7 +10,10 @@ public enum OAuthRedirect {
             if let value { form.add(name: name, value: value) }
         }
         guard !form.fields.isEmpty else { return redirectURI }
-        let separator = redirectURI.contains("?") ? (redirectURI.hasSuffix("?") || redirectURI.hasSuffix("&") ? "" : "&") : "?"
+        let separator =
+            if !redirectURI.contains("?") { "?" } else if redirectURI.hasSuffix("?") || redirectURI.hasSuffix("&") {
+                ""
+            } else { "&" }
         return redirectURI + separator + form.encoded
     }
 

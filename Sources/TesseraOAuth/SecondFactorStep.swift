@@ -80,7 +80,8 @@ struct SecondFactorStep: Sendable {
             let factor = opened.flow.factor
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {
-            return try await renderer.render(pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
+            return try await renderer.render(
+                pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
         }
         let info: JSONObject
         if factor == "phone" {

@@ -49,7 +49,10 @@ struct LoginHarness {
         var config: JSONObject = ["displayName": "Login Test"]
         for (key, value) in json { config[key] = value }
         try await core.sql(
-            "INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2::text::jsonb, now(), now())",
+            """
+            INSERT INTO tenants (tenant_id, config, created_at, updated_at)
+            VALUES ($1, $2::text::jsonb, now(), now())
+            """,
             [id, JSONValue.object(try Tenant(json: config, tenantId: id).json).description])
         return id
     }
