@@ -203,7 +203,8 @@ port = $PORT
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-max_connections = 200
+# swift test runs many harnesses at once, each with its own pool: leave room for them.
+max_connections = 400
 EOF
 }
 

@@ -34,9 +34,11 @@ public enum AppVerificationPolicy: Sendable {
     /// No credential is needed or checked, and only test numbers work: any other number is `APP_NOT_VERIFIED`.
     case disabledForTesting
 
-    /// Checks the credential of a send to `phoneNumber` (a test number when `isTestNumber`).
+    /// Checks the credential of a send to `phoneNumber` (a test number when `isTestNumber`). A send from the
+    /// server's own login page (`verifiedByServer`) needs no credential when verification is enforced: the server is
+    /// its own first-party app. Disabled for testing, it still reaches test numbers only.
     public func check(
-        _ credential: AppCredential?, phoneNumber: String, isTestNumber: Bool
+        _ credential: AppCredential?, phoneNumber: String, isTestNumber: Bool, verifiedByServer: Bool = false
     ) async throws {
         switch self {
         case .disabledForTesting:
@@ -45,6 +47,7 @@ public enum AppVerificationPolicy: Sendable {
                     .appNotVerified, "App verification is disabled for testing: only test phone numbers work.")
             }
         case .enforced(let verifier):
+            guard !verifiedByServer else { return }
             guard let credential else {
                 throw AuthError(.missingAppCredential, "appVerification is required to send an SMS code.")
             }

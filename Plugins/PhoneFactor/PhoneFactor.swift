@@ -166,7 +166,7 @@ public struct PhoneFactor: Factor {
         SMSCodeIssuer.Request(
             phoneNumber: phoneNumber, kind: kind, sessionInfo: session.sessionInfo, credential: credential,
             config: context.config, languageCode: context.languageCode, clientAddress: context.clientAddress,
-            now: context.now)
+            appVerifiedByServer: context.appVerifiedByServer, now: context.now)
     }
 
     /// A `phoneNumber` param: `MISSING_PHONE_NUMBER` when absent or empty, `INVALID_PHONE_NUMBER` unless E.164.

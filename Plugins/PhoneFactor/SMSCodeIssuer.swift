@@ -4,7 +4,7 @@ import TesseraHTTP
 
 /// Sends the SMS codes of the three methods that send one (`accounts.sendVerificationCode`, and the phone
 /// factor's `mfaEnrollment.start` and `mfaSignIn.start`), applying API §4 in this order:
-/// 1. app verification (``AppVerificationPolicy``);
+/// 1. app verification (``AppVerificationPolicy``; the server's own login pages vouch for themselves);
 /// 2. test numbers: no SMS, no region check, no send limit; the configured code is the only valid one;
 /// 3. the region policy (`smsRegionConfig`: `INVALID_PHONE_NUMBER` "region not allowed");
 /// 4. the send limits (``SMSSendLimits``);
@@ -45,6 +45,8 @@ public struct SMSCodeIssuer: Sendable {
         var languageCode: String?
         /// The client's IP address, when known.
         var clientAddress: String?
+        /// Whether the server's own login page sends it (``FactorContext/appVerifiedByServer``).
+        var appVerifiedByServer = false
         /// The time of the call.
         var now: Date
     }
@@ -53,7 +55,8 @@ public struct SMSCodeIssuer: Sendable {
     func issue(_ db: some SQLRunner, _ request: Request) async throws -> [UInt8] {
         let testCode = request.config.testPhoneNumbers[request.phoneNumber]
         try await appVerification.check(
-            request.credential, phoneNumber: request.phoneNumber, isTestNumber: testCode != nil)
+            request.credential, phoneNumber: request.phoneNumber, isTestNumber: testCode != nil,
+            verifiedByServer: request.appVerifiedByServer)
         if let testCode { return try PhoneCode.digest(testCode, sessionInfo: request.sessionInfo) }
         try PhoneRegions.check(request.phoneNumber, against: request.config.smsRegionConfig)
         try await limits.reserve(

@@ -19,11 +19,15 @@ public struct FactorContext {
     /// The client's IP address as the server believes it (after trusted proxies), when known; for the start
     /// steps that send something and limit sends per client.
     public let clientAddress: String?
+    /// Whether the call comes from the server's own login pages after a passed first factor. The server vouches
+    /// for itself as a first-party app, so factors that demand an app credential before sending something accept
+    /// the call without one; limits, and a deployment's restriction to test numbers, still apply.
+    public let appVerifiedByServer: Bool
 
     /// A context with every service given.
     public init(
         database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?,
-        clientAddress: String? = nil
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false
     ) {
         self.database = database
         self.config = config
@@ -31,5 +35,6 @@ public struct FactorContext {
         self.keyRing = keyRing
         self.languageCode = languageCode
         self.clientAddress = clientAddress
+        self.appVerifiedByServer = appVerifiedByServer
     }
 }

@@ -11,6 +11,8 @@ public struct EnrollmentStartRequest: Sendable {
     public var info: JSONObject
     /// The client's IP address, set by the caller from the transport (not a param).
     public var clientAddress: String?
+    /// Set (never from a param) by the server's own login pages: see ``FactorContext/appVerifiedByServer``.
+    public var appVerifiedByServer = false
 
     /// A request with every part given.
     public init(idToken: String, tenantID: String?, languageCode: String?, factor: FactorID, info: JSONObject) {
@@ -51,6 +53,8 @@ public struct SignInStartRequest: Sendable {
     public var info: (factor: FactorID, value: JSONObject)?
     /// The client's IP address, set by the caller from the transport (not a param).
     public var clientAddress: String?
+    /// Set (never from a param) by the server's own login pages: see ``FactorContext/appVerifiedByServer``.
+    public var appVerifiedByServer = false
 
     /// A request with every part given.
     public init(

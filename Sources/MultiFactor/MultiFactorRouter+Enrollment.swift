@@ -24,7 +24,7 @@ extension MultiFactorRouter {
                     request.info, for: user, session: session,
                     in: self.context(
                         pool, config, now: now, languageCode: request.languageCode,
-                        clientAddress: request.clientAddress))
+                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .enroll, userID: user.userID,
                     factor: factor.descriptor.id, state: challenge.state)

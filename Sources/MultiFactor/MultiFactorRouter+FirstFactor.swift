@@ -47,6 +47,20 @@ extension MultiFactorRouter {
         return .tokens(try await signIn(pool, user: user, session: session, now: now))
     }
 
+    /// Whether a passed first factor of `userID` under `config` leads to a second-factor step (API §4 rules 4 and
+    /// 5): a challenge, because the user has a usable enrolment, or an enrolment demanded by `MANDATORY`. Issues
+    /// nothing; a signed-in browser session that never passed a second factor asks this before it is reused.
+    public func requiresSecondFactor(
+        _ pool: PostgresPool, userID: String, config: EffectiveConfig
+    ) async throws -> Bool {
+        // No factor is enabled while MFA is off (rule 2), so no enrolment is usable: skip the query.
+        guard config.mfa.state != .disabled else { return false }
+        let usable = try await EnrollmentStore.all(pool, userID: userID).contains { stored in
+            registry.usableFactor(of: stored.enrollment, under: config.mfa) != nil
+        }
+        return usable || enrollmentRequired(config)
+    }
+
     /// `accounts.lookup`: the signed-in user, listing the enrolments of enabled factors only (the others are
     /// hidden until their factor is enabled again, API §4 rule 4).
     public func lookup(idToken: String, tenantID: String?) async throws -> User {

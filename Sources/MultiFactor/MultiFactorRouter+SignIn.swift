@@ -27,7 +27,7 @@ extension MultiFactorRouter {
                     enrollment, request.info?.value ?? JSONObject(), session: session,
                     in: self.context(
                         pool, config, now: now, languageCode: request.languageCode,
-                        clientAddress: request.clientAddress))
+                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .signIn, userID: user.userID,
                     factor: descriptor.id, enrollmentID: enrollment.id, credentialHash: credential.hash,

@@ -62,11 +62,11 @@ public final class MultiFactorRouter: Sendable {
     /// A factor's context for one call.
     func context(
         _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil,
-        clientAddress: String? = nil
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false
     ) -> FactorContext {
         FactorContext(
             database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode,
-            clientAddress: clientAddress)
+            clientAddress: clientAddress, appVerifiedByServer: appVerifiedByServer)
     }
 
     /// `enrollment` as clients see it, through its factor.

@@ -8,11 +8,56 @@ public import TesseraPostgres
 ///
 /// Token families (core) gain their foreign key to `oauth_clients`, so deleting a client (or its tenant) deletes
 /// its tokens.
+///
+/// Version 3 adds the state of the login pages (docs/login-pages.md):
+/// - `oauth_login_flows`: one authorization request while the user signs in, keyed by the SHA-256 of its flow id
+///   and bound to the browser by the SHA-256 of its browser cookie; credentials of an unfinished sign-in are
+///   sealed under the master key;
+/// - `oauth_browser_sessions`: signed-in browsers (SSO), keyed by the SHA-256 of the session cookie, each resting
+///   on a token family, so revoking the user's tokens ends the session too.
 public enum OAuthMigrations {
     /// The migrations of module `oauth`, in order.
     public static let all: [Migration] = [
-        Migration(module: "oauth", version: 1, name: "clients_and_codes", sql: clientsAndCodes)
+        Migration(module: "oauth", version: 1, name: "clients_and_codes", sql: clientsAndCodes),
+        Migration(module: "oauth", version: 3, name: "login_flows_and_browser_sessions", sql: loginFlows),
     ]
+
+    private static let loginFlows = """
+        CREATE TABLE oauth_login_flows (
+            flow_hash bytea PRIMARY KEY,
+            browser_hash bytea NOT NULL,
+            client_id text NOT NULL REFERENCES oauth_clients ON DELETE CASCADE,
+            tenant_id text,
+            redirect_uri text NOT NULL,
+            state text,
+            code_challenge text NOT NULL,
+            scope text NOT NULL,
+            nonce text,
+            login_hint text,
+            step text NOT NULL,
+            user_id text REFERENCES users ON DELETE CASCADE,
+            sealed_credential bytea,
+            factors text,
+            enrollment_id text,
+            factor text,
+            sealed_challenge bytea,
+            sms_sent_at timestamptz,
+            browser_session_hash bytea,
+            created_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            completed_at timestamptz
+        );
+        CREATE INDEX oauth_login_flows_by_expiry ON oauth_login_flows (expires_at);
+
+        CREATE TABLE oauth_browser_sessions (
+            session_hash bytea PRIMARY KEY,
+            family_id text NOT NULL REFERENCES token_families ON DELETE CASCADE,
+            created_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX oauth_browser_sessions_by_family ON oauth_browser_sessions (family_id);
+        CREATE INDEX oauth_browser_sessions_by_expiry ON oauth_browser_sessions (expires_at);
+        """
 
     private static let clientsAndCodes = """
         CREATE TABLE oauth_clients (

@@ -2,6 +2,7 @@ import MultiFactor
 import PhoneFactor
 import TesseraCore
 import TesseraHTTP
+import TesseraOAuth
 import TesseraRPC
 
 /// The JSON-RPC methods of the public listener (API §3, §4).
@@ -31,6 +32,9 @@ enum AdminMethods {
         registerConfig(services.configAdmin, into: &table)
         registerKeys(services.adminKeys, signingKeys: services.signingKeys, into: &table)
         registerUsers(services.usersAdmin, into: &table)
+        registerClients(
+            OAuthClientsAdmin(database: services.database, configs: services.configs, clock: services.clock),
+            into: &table)
         return table
     }
 }

@@ -15,11 +15,12 @@ struct Routes: Sendable {
     /// The proxies whose forwarding headers are believed when they are the peer (`--trusted-proxy`).
     let trustedProxies: [IPNetwork]
 
-    /// `/healthz`, `/oauth2/jwks`, the OAuth endpoints and metadata, `/verify-email` and `/rpc` with the public
-    /// method table.
-    func publicRouter(methods: RPCMethodTable, services: CoreServices) -> HTTPRouter {
+    /// `/healthz`, `/oauth2/jwks`, `/verify-email`, the authorization endpoint with the login pages, the other
+    /// OAuth endpoints and metadata, and `/rpc` with the public method table.
+    func publicRouter(methods: RPCMethodTable, services: CoreServices, login: OAuthLogin) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
+        addLogin(login, to: &router)
         let signingKeys = services.signingKeys
         let verifyEmail = VerifyEmailPage(accounts: services.accounts)
         let verifyRoute = instruments.route("/verify-email", on: listener)
@@ -111,6 +112,19 @@ struct Routes: Sendable {
         })
         addRPC(methods, to: &router)
         return router
+    }
+
+    /// `/oauth2/authorize` and the login pages, each route counted on its own.
+    private func addLogin(_ login: OAuthLogin, to router: inout HTTPRouter) {
+        for route in OAuthLogin.Route.allCases {
+            let counted = instruments.route(route.rawValue, on: listener)
+            router.on(route.method, route.rawValue, handler: { request in
+                let start = ContinuousClock.now
+                let response = await login.respond(to: request, at: route)
+                counted.record(status: response.status.code, since: start)
+                return response
+            })
+        }
     }
 
     private func addHealth(to router: inout HTTPRouter) {

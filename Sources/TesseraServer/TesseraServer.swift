@@ -6,6 +6,7 @@ public import TesseraPostgres
 public import TesseraCore
 import MultiFactor
 import PhoneFactor
+import TesseraOAuth
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
 /// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
@@ -44,7 +45,10 @@ public final class TesseraServer: Sendable {
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: routes.publicRouter(
                     methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
-                    services: services),
+                    services: services,
+                    login: OAuthLogin(
+                        services: services, router: multiFactor, issuer: configuration.issuer,
+                        trustedProxies: configuration.trustedProxies, logger: logger)),
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in

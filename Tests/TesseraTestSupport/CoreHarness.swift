@@ -32,6 +32,20 @@ public struct CoreHarness: Sendable {
         guard let url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"], !url.isEmpty else {
             throw NoTestDatabase()
         }
+        await HarnessSlots.shared.acquire()
+        do {
+            let value = try await run(url: url, migrations: migrations, mailFails: mailFails, body)
+            await HarnessSlots.shared.release()
+            return value
+        } catch {
+            await HarnessSlots.shared.release()
+            throw error
+        }
+    }
+
+    private static func run<T>(
+        url: String, migrations: [Migration], mailFails: Bool, _ body: (CoreHarness) async throws -> T
+    ) async throws -> T {
         _ = try Migrator.migrate(url: url, migrations: migrations)
         let group = try EventLoopGroup(loopCount: 1)
         let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)

@@ -46,7 +46,7 @@ public enum AuditLog {
     }
 
     /// Records a change of `target` by `actor` at `now`, inside the caller's transaction.
-    static func record(
+    public static func record(
         _ db: some SQLRunner, actor: Actor, target: String, tenantID: String?, before: JSONValue?,
         after: JSONValue?, now: Date
     ) async throws {

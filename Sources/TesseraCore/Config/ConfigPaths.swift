@@ -1,4 +1,4 @@
-import TesseraJSON
+public import TesseraJSON
 
 /// What an update may change in one kind of configuration resource (``project`` or ``tenant``): its tree of
 /// settable fields, the output-only fields a body may carry but a mask may not name, and how the result of an update
@@ -11,6 +11,17 @@ public struct ConfigPaths: Sendable {
     /// Validates a candidate (the body, or the stored object with the masked fields merged in) and returns its
     /// normalized form; the stored object is given for what the candidate alone cannot tell (the tenant's id).
     let normalize: @Sendable (_ candidate: JSONObject, _ stored: JSONObject) throws(AuthError) -> JSONObject
+
+    /// The paths of a resource with `fields`, `outputOnlyFields`, and `normalize` to validate an update's result
+    /// (modules outside the core, such as OAuth clients, describe their resources this way).
+    public init(
+        fields: [ConfigField], outputOnlyFields: [String],
+        normalize: @escaping @Sendable (_ candidate: JSONObject, _ stored: JSONObject) throws(AuthError) -> JSONObject
+    ) {
+        self.fields = fields
+        self.outputOnlyFields = outputOnlyFields
+        self.normalize = normalize
+    }
 
     /// The `ProjectConfig`: validated by ``ProjectConfig/init(json:at:)``.
     public static let project = ConfigPaths(

@@ -26,7 +26,7 @@ public final class ConfigStore: Sendable {
     }
 
     /// `TENANT_NOT_FOUND` unless `tenantID` is nil (the project level) or names an existing tenant.
-    func requireTenant(_ db: some SQLRunner, _ tenantID: String?) async throws {
+    public func requireTenant(_ db: some SQLRunner, _ tenantID: String?) async throws {
         guard let tenantID else { return }
         let result = try await db.query("SELECT 1 FROM tenants WHERE tenant_id = $1", [tenantID])
         guard result.rowCount == 1 else { throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).") }

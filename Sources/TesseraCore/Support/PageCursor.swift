@@ -1,23 +1,29 @@
-import FoundationEssentials
+public import FoundationEssentials
 import TesseraCrypto
 
 /// The position after the last item of a page, handed to clients as an opaque `nextPageToken`: base64url of
 /// `<microseconds>:<id>` (or `:<id>` for lists ordered by id alone). Clients must not read it; the server checks
 /// it when it comes back.
-struct PageCursor: Equatable {
+public struct PageCursor: Equatable, Sendable {
     /// The sort time of the last item, for lists ordered by time.
-    var time: Date?
+    public var time: Date?
     /// The id of the last item.
-    var id: String
+    public var id: String
+
+    /// The cursor after the item `id`, sorted at `time` in lists ordered by time (nil in lists ordered by id).
+    public init(time: Date?, id: String) {
+        self.time = time
+        self.id = id
+    }
 
     /// The token text.
-    var encoded: String {
+    public var encoded: String {
         let micros = time.map { String(Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())) } ?? ""
         return Base64URL.encode(Array("\(micros):\(id)".utf8))
     }
 
     /// Parses a token made by ``encoded``; anything else is `INVALID_ARGUMENT`.
-    static func decode(_ token: String) throws(AuthError) -> PageCursor {
+    public static func decode(_ token: String) throws(AuthError) -> PageCursor {
         let invalid = AuthError(.invalidArgument, "pageToken is not a token this server handed out.")
         guard let bytes = try? Base64URL.decode(token), let text = String(validating: bytes, as: UTF8.self),
             let colon = text.firstIndex(of: ":")
@@ -31,7 +37,7 @@ struct PageCursor: Equatable {
     }
 
     /// `pageSize` when given, else `defaultSize`; outside 1–100 is `INVALID_ARGUMENT`.
-    static func pageSize(_ requested: Int?, defaultSize: Int = 20) throws(AuthError) -> Int {
+    public static func pageSize(_ requested: Int?, defaultSize: Int = 20) throws(AuthError) -> Int {
         let size = requested ?? defaultSize
         guard (1...100).contains(size) else { throw AuthError(.invalidArgument, "pageSize must be from 1 to 100.") }
         return size

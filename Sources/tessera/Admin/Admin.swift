@@ -9,6 +9,9 @@ struct Admin: AsyncParsableCommand {
             an option, so it stays out of shell history and ps. A JSON-RPC error or an unreachable listener \
             exits with status 1, a usage error with status 2.
             """,
-        subcommands: [AdminConfig.self, AdminTenants.self, AdminKeys.self, AdminUsers.self, AdminAudit.self]
+        subcommands: [
+            AdminConfig.self, AdminTenants.self, AdminKeys.self, AdminUsers.self, AdminClients.self,
+            AdminAudit.self,
+        ]
     )
 }

@@ -42,6 +42,49 @@ extension AdminCall {
         }
     }
 
+    /// The OAuthClient fields the `clients` commands take as options; nil fields are not sent, and so are empty
+    /// lists (an option that was not repeated at all).
+    struct ClientFields: Equatable, Sendable {
+        var clientName: String?
+        var type: String?
+        var redirectURIs: [String] = []
+        var grantTypes: [String] = []
+        var scopes: [String] = []
+        var defaultScopes: [String] = []
+        var accessTokenTTL: Int?
+        var refreshTokenTTL: Int?
+
+        /// The members set, in the contract's names, in order.
+        var members: [(key: String, value: JSONValue)] {
+            var members: [(key: String, value: JSONValue)] = []
+            if let clientName { members.append(("clientName", .string(clientName))) }
+            if let type { members.append(("type", .string(type))) }
+            let lists = [
+                ("redirectUris", redirectURIs), ("grantTypes", grantTypes), ("scopes", scopes),
+                ("defaultScopes", defaultScopes),
+            ]
+            for (key, values) in lists where !values.isEmpty {
+                members.append((key, .array(values.map(JSONValue.string))))
+            }
+            if let accessTokenTTL { members.append(("accessTokenTtl", .integer(Int64(accessTokenTTL)))) }
+            if let refreshTokenTTL { members.append(("refreshTokenTtl", .integer(Int64(refreshTokenTTL)))) }
+            return members
+        }
+
+        /// Whether no field is set.
+        var isEmpty: Bool { members.isEmpty }
+
+        /// `body` with every set field written over it.
+        func applied(to body: JSONObject) -> JSONObject {
+            var body = body
+            for (key, value) in members { body[key] = value }
+            return body
+        }
+
+        /// The update mask naming exactly the set fields.
+        var mask: String { members.map(\.key).joined(separator: ",") }
+    }
+
     /// How `users get` names the user: exactly one of these.
     enum UserLookup: Equatable, Sendable {
         case localID(String)
@@ -176,6 +219,39 @@ extension AdminCall {
         var params = tenantParams(tenantID)
         params["localId"] = .string(localID)
         return AdminCall("users.revokeTokens", params)
+    }
+
+    // MARK: OAuth clients
+
+    /// `oauthClients.create` with `client` (an OAuthClient) in `tenantID` (nil: the project level).
+    static func createClient(tenantID: String?, _ client: JSONObject) -> AdminCall {
+        var params = tenantParams(tenantID)
+        params["client"] = .object(client)
+        return AdminCall("oauthClients.create", params)
+    }
+
+    static func getClient(_ clientID: String) -> AdminCall {
+        AdminCall("oauthClients.get", ["clientId": .string(clientID)])
+    }
+
+    static func listClients(tenantID: String?, _ page: Page) -> AdminCall {
+        var params = tenantParams(tenantID)
+        page.add(to: &params)
+        return AdminCall("oauthClients.list", params)
+    }
+
+    static func updateClient(_ clientID: String, _ client: JSONObject, mask: String?) -> AdminCall {
+        var params: JSONObject = ["clientId": .string(clientID), "client": .object(client)]
+        if let mask { params["updateMask"] = .string(mask) }
+        return AdminCall("oauthClients.update", params)
+    }
+
+    static func deleteClient(_ clientID: String) -> AdminCall {
+        AdminCall("oauthClients.delete", ["clientId": .string(clientID)])
+    }
+
+    static func rotateClientSecret(_ clientID: String) -> AdminCall {
+        AdminCall("oauthClients.rotateSecret", ["clientId": .string(clientID)])
     }
 
     // MARK: Audit log

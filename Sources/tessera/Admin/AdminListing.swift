@@ -4,6 +4,7 @@ import TesseraJSON
 enum AdminListing: Sendable {
     case tenants
     case users
+    case clients
     case adminKeys
     case auditEvents
 
@@ -12,6 +13,7 @@ enum AdminListing: Sendable {
         switch self {
         case .tenants: "tenants"
         case .users: "users"
+        case .clients: "clients"
         case .adminKeys: "keys"
         case .auditEvents: "events"
         }
@@ -22,6 +24,7 @@ enum AdminListing: Sendable {
         switch self {
         case .tenants: ["TENANT ID", "DISPLAY NAME", "MFA"]
         case .users: ["LOCAL ID", "EMAIL", "VERIFIED", "DISABLED", "MFA"]
+        case .clients: ["CLIENT ID", "NAME", "TYPE", "GRANT TYPES", "REDIRECT URIS"]
         case .adminKeys: ["KEY ID", "DISPLAY NAME", "SCOPE", "CREATED", "REVOKED"]
         case .auditEvents: ["TIME", "ACTOR", "METHOD", "TARGET"]
         }
@@ -40,6 +43,11 @@ enum AdminListing: Sendable {
             return [
                 text(entry["localId"]), text(entry["email"]), yesNo(entry["emailVerified"]), yesNo(entry["disabled"]),
                 String(entry["mfaInfo"]?.arrayValue?.count ?? 0),
+            ]
+        case .clients:
+            return [
+                text(entry["clientId"]), text(entry["clientName"]), text(entry["type"]), list(entry["grantTypes"]),
+                list(entry["redirectUris"]),
             ]
         case .adminKeys:
             let revoked = entry["revokedAt"]?.stringValue ?? "no"
@@ -70,6 +78,7 @@ enum AdminListing: Sendable {
         switch self {
         case .tenants: "tenants"
         case .users: "users"
+        case .clients: "OAuth clients"
         case .adminKeys: "admin keys"
         case .auditEvents: "audit events"
         }
@@ -77,6 +86,12 @@ enum AdminListing: Sendable {
 
     private func text(_ value: JSONValue?) -> String {
         AdminTextFormat.scalarText(value)
+    }
+
+    /// The strings of an array, comma-separated; `-` when there are none.
+    private func list(_ value: JSONValue?) -> String {
+        let items = (value?.arrayValue ?? []).compactMap(\.stringValue)
+        return items.isEmpty ? "-" : items.joined(separator: ",")
     }
 
     private func yesNo(_ value: JSONValue?) -> String {

@@ -1,0 +1,64 @@
+import FoundationEssentials
+import TesseraCore
+import TesseraPostgres
+
+/// The `oauth_browser_sessions` table: signed-in browsers (SSO). The cookie holds a 256-bit secret; the row holds
+/// its SHA-256 and the token family of the sign-in, so whatever revokes the user's tokens (`users.revokeTokens`,
+/// a password change, an MFA withdraw) or disables the user ends the session too.
+enum BrowserSessions {
+    /// Absolute lifetime of a browser session (12 hours).
+    static let lifetime: TimeInterval = 12 * 3600
+
+    /// A new session on `familyID`; returns the cookie's secret.
+    static func create(_ db: any SQLRunner, familyID: String, now: Date) async throws -> String {
+        let session = try SecretDigest.make()
+        try await db.query(
+            """
+            INSERT INTO oauth_browser_sessions (session_hash, family_id, created_at, expires_at)
+            VALUES ($1, $2, $3, $4)
+            """,
+            [session.digest, familyID, now, now.addingTimeInterval(lifetime)])
+        return session.secret
+    }
+
+    /// The sign-in of the live session whose cookie hashes to `hash`: unexpired, its family not revoked, its user
+    /// enabled. Nil otherwise.
+    static func find(_ db: any SQLRunner, hash: [UInt8], now: Date) async throws -> SignInFamily? {
+        let result = try await db.query(
+            """
+            SELECT \(SignInFamily.columns)
+            FROM oauth_browser_sessions s JOIN token_families f ON f.family_id = s.family_id
+                JOIN users u ON u.user_id = f.user_id
+            WHERE s.session_hash = $1 AND s.expires_at > $2 AND f.revoked_at IS NULL AND f.client_id IS NULL
+                AND NOT f.mfa_enrollment_required AND NOT u.disabled
+            """, [hash, now])
+        return try result.rows.first.map(family(row:))
+    }
+
+    /// Moves the session to the family of a sign-in that passed a second factor (SSO upgraded); its lifetime does
+    /// not grow.
+    static func upgrade(_ db: any SQLRunner, hash: [UInt8], to familyID: String) async throws {
+        try await db.query(
+            "UPDATE oauth_browser_sessions SET family_id = $2 WHERE session_hash = $1", [hash, familyID])
+    }
+
+    /// The sign-in that issued `refreshToken`.
+    static func family(_ db: any SQLRunner, refreshToken: String) async throws -> SignInFamily? {
+        let result = try await db.query(
+            """
+            SELECT \(SignInFamily.columns)
+            FROM refresh_tokens r JOIN token_families f ON f.family_id = r.family_id
+                JOIN users u ON u.user_id = f.user_id
+            WHERE r.token_hash = $1
+            """, [try SecretDigest.of(refreshToken)])
+        return try result.rows.first.map(family(row:))
+    }
+
+    private static func family(row: PostgresRow) throws -> SignInFamily {
+        SignInFamily(
+            familyID: try row.decode(String.self, at: 0), userID: try row.decode(String.self, at: 1),
+            tenantID: try row.decode(String?.self, at: 2), authTime: try row.decode(Date.self, at: 3),
+            provider: try row.decode(String.self, at: 4), secondFactor: try row.decode(String?.self, at: 5),
+            secondFactorID: try row.decode(String?.self, at: 6))
+    }
+}

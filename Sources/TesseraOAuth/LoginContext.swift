@@ -1,0 +1,89 @@
+import FoundationEssentials
+import Logging
+import MultiFactor
+import TesseraCore
+import TesseraCrypto
+import TesseraHTTP
+import TesseraPostgres
+
+/// What every handler of the authorization endpoint and the login pages works with.
+struct LoginContext: Sendable {
+    let services: CoreServices
+    let router: MultiFactorRouter
+    /// `iss` of the redirects (RFC 9207).
+    let issuer: String
+    let cookies: LoginCookies
+    /// Proxies whose forwarding headers are believed, for the client address the SMS limits count.
+    let trustedProxies: [IPNetwork]
+    let logger: Logger
+
+    /// The time now, by the services' clock.
+    var now: Date { services.clock.now() }
+    var keyRing: KeyRing { services.keyRing }
+
+    /// Runs `body` with the pool of the calling loop; a failure that is not handled there is logged (without
+    /// secrets) and shown as the "try again later" page.
+    func withPool(
+        _ body: @escaping @Sendable (PostgresPool) async throws -> HTTPResponse
+    ) async -> HTTPResponse {
+        do {
+            return try await services.database.withPool(body)
+        } catch {
+            logger.error("login page failed", metadata: ["error": .string(String(describing: error))])
+            return ErrorPage.unavailable
+        }
+    }
+
+    /// The client's address as text, after trusted proxies.
+    func clientAddress(_ request: HTTPRequest) -> String? {
+        ClientAddress.resolve(peer: request.remoteAddress, headers: request.headers, trustedProxies: trustedProxies)?
+            .description
+    }
+
+    /// The flow a page names (`flowID`), when it belongs to this browser; otherwise the page to answer with: 403
+    /// for a foreign browser, 400 for an unknown, expired or completed flow.
+    func openPage(_ pool: PostgresPool, _ request: HTTPRequest, flowID: String?) async throws -> FlowAccess {
+        try await open(pool, request, flowID: flowID, checksCSRF: false, csrf: nil)
+    }
+
+    /// The flow a form posts back (`flow`), when it belongs to this browser and the form's `csrf` is the flow's
+    /// token for it; otherwise 403 for a missing or wrong token or a foreign browser, 400 as for pages.
+    func openForm(_ pool: PostgresPool, _ request: HTTPRequest, form: URLEncodedForm) async throws -> FlowAccess {
+        try await open(pool, request, flowID: form["flow"], checksCSRF: true, csrf: form["csrf"])
+    }
+
+    private func open(
+        _ pool: PostgresPool, _ request: HTTPRequest, flowID: String?, checksCSRF: Bool, csrf: String?
+    ) async throws -> FlowAccess {
+        guard let flowID, !flowID.isEmpty else {
+            return .refused(ErrorPage.flowEnded("This sign-in link is incomplete. Return to the app and start again."))
+        }
+        guard let browserSecret = request.cookie(named: cookies.browserName), !browserSecret.isEmpty else {
+            return .refused(ErrorPage.forbidden)
+        }
+        let hash = try SecretDigest.of(flowID)
+        guard let flow = try await LoginFlows.find(pool, keyRing: keyRing, hash: hash) else {
+            return .refused(
+                ErrorPage.flowEnded("This sign-in is not known or has ended. Return to the app and start again."))
+        }
+        guard ConstantTime.equals(try SecretDigest.of(browserSecret), flow.browserHash) else {
+            return .refused(ErrorPage.forbidden)
+        }
+        if checksCSRF, !CSRFToken.isValid(csrf, browserSecret: browserSecret, flowID: flowID) {
+            return .refused(ErrorPage.forbidden)
+        }
+        guard flow.completedAt == nil else {
+            return .refused(ErrorPage.flowEnded("This sign-in is already complete. Return to the app."))
+        }
+        guard flow.expiresAt > now else {
+            return .refused(ErrorPage.flowEnded("This sign-in has expired. Return to the app and start again."))
+        }
+        let forms = LoginForms(flowID: flowID, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID))
+        return .opened(OpenedFlow(flow: flow, flowID: flowID, forms: forms))
+    }
+
+    /// The page that shows a flow's next step.
+    func nextPage(_ opened: OpenedFlow) -> HTTPResponse {
+        LoginResponse.redirect(to: "/oauth2/login?flow=" + PercentEncoding.encode(opened.flowID), status: .seeOther)
+    }
+}

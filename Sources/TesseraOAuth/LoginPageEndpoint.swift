@@ -1,0 +1,32 @@
+import TesseraHTTP
+import TesseraPostgres
+
+/// `GET /oauth2/login?flow=…`: the page of the flow's current step. The code page of an SMS factor sends its
+/// first SMS as it is first shown (claimed once in the database, so a reload does not send again).
+struct LoginPageEndpoint: Sendable {
+    let context: LoginContext
+
+    /// Shows the page.
+    func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        let flowID = (try? request.queryItems())?["flow"]
+        let client = context.clientAddress(request)
+        return await context.withPool { pool in
+            var opened: OpenedFlow
+            switch try await context.openPage(pool, request, flowID: flowID) {
+            case .opened(let found): opened = found
+            case .refused(let response): return response
+            }
+            var errors = FormErrors.none
+            var status = HTTPStatus.ok
+            if opened.flow.step == .secondFactor, opened.flow.factor == "phone", opened.flow.smsSentAt == nil,
+                try await LoginFlows.claimSMS(pool, hash: opened.flow.hash, now: context.now)
+            {
+                if let failed = try await SecondFactorStep(context: context).sendCode(pool, &opened, client: client) {
+                    errors = failed
+                    status = HTTPStatus(code: 429)
+                }
+            }
+            return try await LoginPageRenderer(context: context).render(pool, opened, errors: errors, status: status)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// The frame of every login page: language, title, the stylesheet, one `<main>` with one `<h1>`. Works without
+/// the stylesheet; runs no script.
+enum LoginPageLayout {
+    /// A whole document titled `title` (plain text) around `content` (HTML).
+    static func document(title: String, content: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title))</title>
+        <link rel="stylesheet" href="\(LoginResponse.stylesheetPath)"></head>
+        <body><main id="main"><h1 id="page-title">\(HTML.escape(title))</h1>
+        \(content)
+        </main></body></html>
+        """
+    }
+
+    /// A paragraph announced to assistive technology, for an error that belongs to no single field.
+    static func alert(_ message: String?, id: String = "form-error") -> String {
+        guard let message else { return "" }
+        return #"<p id="\#(id)" class="error" role="alert">\#(HTML.escape(message))</p>"#
+    }
+
+    /// The hidden inputs every form of a flow posts back.
+    static func hiddenInputs(flowID: String, csrf: String) -> String {
+        #"<input type="hidden" name="flow" value="\#(HTML.escape(flowID))">"#
+            + #"<input type="hidden" name="csrf" value="\#(HTML.escape(csrf))">"#
+    }
+
+    /// A labelled input with its error (if any) next to it, tied by `aria-describedby`.
+    static func field(
+        id: String, label: String, type: String, autocomplete: String?, value: String? = nil, error: String?,
+        hint: String? = nil, extra: String = ""
+    ) -> String {
+        var described: [String] = []
+        if hint != nil { described.append("\(id)-hint") }
+        if error != nil { described.append("\(id)-error") }
+        var attributes = #"id="\#(id)" name="\#(id)" type="\#(type)" required"#
+        if let autocomplete { attributes += #" autocomplete="\#(autocomplete)""# }
+        if let value { attributes += #" value="\#(HTML.escape(value))""# }
+        if !described.isEmpty { attributes += #" aria-describedby="\#(described.joined(separator: " "))""# }
+        if error != nil { attributes += #" aria-invalid="true""# }
+        if !extra.isEmpty { attributes += " " + extra }
+        var html = #"<div class="field"><label for="\#(id)">\#(HTML.escape(label))</label>"#
+        if let hint { html += #"<p id="\#(id)-hint" class="hint">\#(HTML.escape(hint))</p>"# }
+        html += "<input \(attributes)>"
+        if let error { html += #"<p id="\#(id)-error" class="error" role="alert">\#(HTML.escape(error))</p>"# }
+        return html + "</div>"
+    }
+}

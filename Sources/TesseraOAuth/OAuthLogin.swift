@@ -1,0 +1,99 @@
+public import Logging
+public import MultiFactor
+public import TesseraCore
+public import TesseraHTTP
+
+/// The authorization endpoint and the login pages (API §6, docs/login-pages.md) as handlers from ``HTTPRequest``
+/// to ``HTTPResponse``, testable without sockets. The server mounts them at ``routes``.
+///
+/// Every response carries a strict CSP, `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`,
+/// `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. Every form must come back with the `flow` and
+/// `csrf` inputs of its page from the browser the flow started in; otherwise it gets a 403 page and changes
+/// nothing.
+public struct OAuthLogin: Sendable {
+    /// The method and path of each handler.
+    public enum Route: String, Sendable, CaseIterable {
+        /// `GET /oauth2/authorize`.
+        case authorize = "/oauth2/authorize"
+        /// `GET /oauth2/login`: the page of the flow's step.
+        case page = "/oauth2/login"
+        /// `POST /oauth2/login/password`: `email`, `password`.
+        case password = "/oauth2/login/password"
+        /// `POST /oauth2/login/factor`: `mfaEnrollmentId`, or `chooseAnother`.
+        case factor = "/oauth2/login/factor"
+        /// `POST /oauth2/login/code`: `code`.
+        case code = "/oauth2/login/code"
+        /// `POST /oauth2/login/resend`: another SMS.
+        case resend = "/oauth2/login/resend"
+        /// `POST /oauth2/login/enroll`: `factor` (`totp`, `phone`), `phoneNumber`.
+        case enroll = "/oauth2/login/enroll"
+        /// `GET /oauth2/login.css`.
+        case stylesheet = "/oauth2/login.css"
+
+        /// The HTTP method the route answers.
+        public var method: HTTPMethod {
+            switch self {
+            case .authorize, .page, .stylesheet: .get
+            default: .post
+            }
+        }
+    }
+
+    let context: LoginContext
+
+    /// The handlers over the core services and the MFA router, redirecting with `iss` = `issuer` (https issuers
+    /// get `Secure`, `__Host-` cookies). `trustedProxies` decide the client address the SMS limits count.
+    public init(
+        services: CoreServices, router: MultiFactorRouter, issuer: String, trustedProxies: [IPNetwork] = [],
+        logger: Logger
+    ) {
+        context = LoginContext(
+            services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
+            trustedProxies: trustedProxies, logger: logger)
+    }
+
+    /// Answers `request` for `route`.
+    public func respond(to request: HTTPRequest, at route: Route) async -> HTTPResponse {
+        switch route {
+        case .authorize: return await AuthorizeEndpoint(context: context).respond(request)
+        case .page: return await LoginPageEndpoint(context: context).respond(request)
+        case .stylesheet: return LoginStylesheet.response()
+        case .password, .factor, .code, .resend, .enroll: return await submit(request, to: route)
+        }
+    }
+
+    /// A form: opened with its CSRF check, then handed to its step.
+    private func submit(_ request: HTTPRequest, to route: Route) async -> HTTPResponse {
+        guard let form = try? request.formItems() else {
+            return ErrorPage.response(.badRequest, title: "Request not valid", message: "The form could not be read.")
+        }
+        let context = context
+        let client = context.clientAddress(request)
+        return await context.withPool { pool in
+            let opened: OpenedFlow
+            switch try await context.openForm(pool, request, form: form) {
+            case .opened(let found): opened = found
+            case .refused(let response): return response
+            }
+            let code = (form["code"] ?? "").trimmingSpaces
+            switch (route, opened.flow.step) {
+            case (.password, _):
+                return try await PasswordStep(context: context).submit(pool, opened, form: form)
+            case (.factor, _):
+                return try await SecondFactorStep(context: context).choose(pool, opened, form: form)
+            case (.code, .secondFactor):
+                return try await SecondFactorStep(context: context).verify(pool, opened, code: code)
+            case (.code, .enrollTOTP), (.code, .enrollPhone):
+                return try await EnrollmentStep(context: context).verify(pool, opened, code: code)
+            case (.resend, .secondFactor):
+                return try await SecondFactorStep(context: context).resend(pool, opened, client: client)
+            case (.resend, .enrollPhone):
+                return try await EnrollmentStep(context: context).resend(pool, opened, client: client)
+            case (.enroll, _):
+                return try await EnrollmentStep(context: context).start(pool, opened, form: form, client: client)
+            default:
+                return context.nextPage(opened)
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import MultiFactor
+import TesseraCore
+import TesseraHTTP
+import TesseraJSON
+import TesseraPostgres
+
+/// The second-factor steps, driven through the router as `mfaSignIn.start` / `mfaSignIn.finalize` would be, so
+/// every attempt counter and lock of API §4 applies: the choice among factors (`mfaEnrollmentId`), the code
+/// (`code`), and for SMS the send as the code page is first shown and the resend button.
+struct SecondFactorStep: Sendable {
+    let context: LoginContext
+
+    /// `POST /oauth2/login/factor`: picks the enrolment named by `mfaEnrollmentId`, or with `chooseAnother` goes
+    /// back to the choice.
+    func choose(_ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm) async throws -> HTTPResponse {
+        var opened = opened
+        guard opened.flow.step == .chooseFactor || opened.flow.step == .secondFactor else {
+            return context.nextPage(opened)
+        }
+        if form["chooseAnother"] != nil {
+            opened.flow.clearChallenge()
+            opened.flow.step = .chooseFactor
+        } else {
+            guard let id = form["mfaEnrollmentId"],
+                let chosen = opened.flow.factors.first(where: { $0.mfaEnrollmentId == id })
+            else {
+                opened.flow.step = .chooseFactor
+                return try await LoginPageRenderer(context: context).render(
+                    pool, opened, errors: .field("mfaEnrollmentId", "Choose one of the methods."),
+                    status: .badRequest)
+            }
+            opened.flow.clearChallenge()
+            opened.flow.step = .secondFactor
+            opened.flow.enrollmentID = chosen.mfaEnrollmentId
+            opened.flow.factor = LoginForms.factorID(of: chosen)
+        }
+        try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
+        return context.nextPage(opened)
+    }
+
+    /// Sends the SMS of the chosen phone enrolment and keeps its session in the flow; the errors to show when
+    /// it cannot be sent.
+    func sendCode(_ pool: PostgresPool, _ opened: inout OpenedFlow, client: String?) async throws -> FormErrors? {
+        guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID else {
+            return .general("Choose a method first.")
+        }
+        var start = SignInStartRequest(
+            pendingCredential: credential, enrollmentID: enrollmentID, tenantID: opened.flow.request.tenantID,
+            languageCode: nil, info: nil)
+        start.clientAddress = client
+        start.appVerifiedByServer = true
+        do {
+            let started = try await context.router.startSignIn(start)
+            opened.flow.challenge = LoginChallenge(
+                sessionInfo: started["phoneResponseInfo"]?.objectValue?["sessionInfo"]?.stringValue)
+            opened.flow.smsSentAt = context.now
+            try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
+            return nil
+        } catch let error as AuthError {
+            return LoginErrorMessages.describe(error).0
+        }
+    }
+
+    /// `POST /oauth2/login/resend` on the code page of an SMS factor.
+    func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
+        var opened = opened
+        guard opened.flow.step == .secondFactor, opened.flow.factor == "phone" else { return context.nextPage(opened) }
+        if let errors = try await sendCode(pool, &opened, client: client) {
+            return try await LoginPageRenderer(context: context).render(
+                pool, opened, errors: errors, status: HTTPStatus(code: 429))
+        }
+        return context.nextPage(opened)
+    }
+
+    /// `POST /oauth2/login/code` at the second-factor step: `mfaSignIn.finalize` with the code.
+    func verify(_ pool: PostgresPool, _ opened: OpenedFlow, code: String) async throws -> HTTPResponse {
+        var opened = opened
+        let renderer = LoginPageRenderer(context: context)
+        guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
+            let factor = opened.flow.factor
+        else { return context.nextPage(opened) }
+        guard !code.isEmpty else {
+            return try await renderer.render(
+                pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
+        }
+        let info: JSONObject
+        if factor == "phone" {
+            guard let sessionInfo = opened.flow.challenge?.sessionInfo else {
+                return try await renderer.render(
+                    pool, opened, errors: .field("code", "No code was sent yet. Send a new code."),
+                    status: .badRequest)
+            }
+            info = ["sessionInfo": .string(sessionInfo), "code": .string(code)]
+        } else {
+            info = ["verificationCode": .string(code)]
+        }
+        let tokens: TokenResult
+        do {
+            tokens = try await context.router.finalizeSignIn(
+                SignInFinalizeRequest(
+                    pendingCredential: credential, enrollmentID: enrollmentID, tenantID: opened.flow.request.tenantID,
+                    factor: FactorID(rawValue: factor), info: info))
+        } catch let error as AuthError {
+            if LoginErrorMessages.restartReasons.contains(error.reason) || error.reason == .userDisabled {
+                return try await restart(pool, &opened, error: error)
+            }
+            let (errors, status) = LoginErrorMessages.describe(error)
+            return try await renderer.render(pool, opened, errors: errors, status: status)
+        }
+        return try await LoginCompletion(context: context).finish(pool, opened, tokens: tokens)
+    }
+
+    /// Back to the password step, saying why.
+    func restart(_ pool: PostgresPool, _ opened: inout OpenedFlow, error: AuthError) async throws -> HTTPResponse {
+        opened.flow.restart()
+        try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
+        let message =
+            error.reason == .userDisabled
+            ? "This account has been disabled." : "Your sign-in took too long or was withdrawn. Sign in again."
+        return try await LoginPageRenderer(context: context).render(
+            pool, opened, errors: .general(message), status: .unauthorized)
+    }
+}

@@ -1,0 +1,139 @@
+import FoundationEssentials
+import TesseraHTTP
+import TesseraOAuth
+import Testing
+
+/// A browser driving the handlers in-process: it keeps cookies (honouring `Max-Age=0`), posts forms with their
+/// hidden inputs, and follows redirects to the server's own pages.
+struct Browser {
+    let login: OAuthLogin
+    /// Cookie name → value.
+    var cookies: [String: String] = [:]
+    /// The `Set-Cookie` values of every response, in order.
+    var setCookies: [String] = []
+    /// The peer address of its requests: random, because SMS send limits per client live in the shared database.
+    let address = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254)):5555"
+
+    /// Sends one request to the handler of its path.
+    mutating func send(_ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil) async throws
+        -> HTTPResponse
+    {
+        var headers = HTTPHeaders()
+        if !cookies.isEmpty {
+            headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        }
+        var body: [UInt8] = []
+        if let form {
+            headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            body = Array(URLEncodedForm(fields: form.map { (name: $0.0, value: $0.1) }).encoded.utf8)
+        }
+        let request = HTTPRequest(
+            method: method, target: target, headers: headers, body: body, remoteAddress: address)
+        let route = try #require(OAuthLogin.Route(rawValue: request.path), "no route for \(request.path)")
+        #expect(route.method == method)
+        let response = await login.respond(to: request, at: route)
+        for value in response.headers.values(of: "Set-Cookie") {
+            setCookies.append(value)
+            let pair = value.split(separator: ";")[0]
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let name = String(pair[..<equals])
+            if value.contains("Max-Age=0") {
+                cookies[name] = nil
+            } else {
+                cookies[name] = String(pair[pair.index(after: equals)...])
+            }
+        }
+        return response
+    }
+
+    /// `GET /oauth2/authorize` with `parameters`, following redirects to the server's pages.
+    mutating func authorize(_ parameters: [(String, String)]) async throws -> HTTPResponse {
+        let query = URLEncodedForm(fields: parameters.map { (name: $0.0, value: $0.1) }).encoded
+        return try await follow(try await send(.get, "/oauth2/authorize?" + query))
+    }
+
+    /// Follows redirects whose target is one of the server's own paths.
+    mutating func follow(_ response: HTTPResponse) async throws -> HTTPResponse {
+        var response = response
+        while [302, 303].contains(response.status.code), let location = response.headers["Location"],
+            location.hasPrefix("/")
+        {
+            response = try await send(.get, location)
+        }
+        return response
+    }
+
+    /// Posts the form `formID` of `page` to its action, with the page's hidden inputs plus `fields` (a field
+    /// given with a hidden input's name replaces it), following redirects to the server's pages.
+    mutating func submit(_ page: HTTPResponse, form formID: String, _ fields: [(String, String)] = []) async throws
+        -> HTTPResponse
+    {
+        let form = try #require(Page(page).form(formID), "no form \(formID) on the page")
+        var posted = form.hidden.filter { hidden in !fields.contains { $0.0 == hidden.0 } }
+        posted += fields
+        return try await follow(try await send(.post, form.action, form: posted))
+    }
+}
+
+/// Reading a page's HTML the simple way: the pages are the server's own, so their markup is regular.
+struct Page {
+    let html: String
+
+    init(_ response: HTTPResponse) {
+        html = String(decoding: response.body, as: UTF8.self)
+    }
+
+    /// The action and hidden inputs of the form with id `id`.
+    func form(_ id: String) -> (action: String, hidden: [(String, String)])? {
+        guard let start = html.firstRange(of: #"<form id="\#(id)""#) else { return nil }
+        let rest = html[start.lowerBound...]
+        guard let end = rest.firstRange(of: "</form>") else { return nil }
+        let form = String(rest[..<end.upperBound])
+        guard let action = Self.attribute("action", in: form) else { return nil }
+        var hidden: [(String, String)] = []
+        var remaining = form[...]
+        while let input = remaining.firstRange(of: #"<input type="hidden""#) {
+            let tail = remaining[input.lowerBound...]
+            let tag = String(tail[..<(tail.firstIndex(of: ">") ?? tail.endIndex)])
+            if let name = Self.attribute("name", in: tag), let value = Self.attribute("value", in: tag) {
+                hidden.append((name, value))
+            }
+            remaining = remaining[input.upperBound...]
+        }
+        return (action, hidden)
+    }
+
+    /// Whether the page contains `text`.
+    func contains(_ text: String) -> Bool { html.contains(text) }
+
+    /// The text of the element with id `id` (up to its first tag).
+    func text(of id: String) -> String? {
+        guard let start = html.firstRange(of: #"id="\#(id)""#) else { return nil }
+        let rest = html[start.upperBound...]
+        guard let open = rest.firstIndex(of: ">") else { return nil }
+        let content = rest[rest.index(after: open)...]
+        return String(content[..<(content.firstIndex(of: "<") ?? content.endIndex)])
+    }
+
+    private static func attribute(_ name: String, in tag: String) -> String? {
+        guard let start = tag.firstRange(of: #" \#(name)=""#) else { return nil }
+        let rest = tag[start.upperBound...]
+        return String(rest[..<(rest.firstIndex(of: "\"") ?? rest.endIndex)])
+    }
+}
+
+/// The query of a redirect to the client, read.
+struct ClientRedirect {
+    let uri: String
+    let query: URLEncodedForm
+
+    /// The `Location` of `response` when it leads to `redirectURI` (anything after it is its query).
+    init(_ response: HTTPResponse, to redirectURI: String) throws {
+        #expect([302, 303].contains(response.status.code), "status \(response.status.code)")
+        let location = try #require(response.headers["Location"])
+        try #require(location.hasPrefix(redirectURI), "redirected to \(location)")
+        uri = location
+        let rest = location.dropFirst(redirectURI.count)
+        query = try URLEncodedForm(parsing: rest.drop { $0 == "?" || $0 == "&" })
+    }
+}

@@ -1,0 +1,238 @@
+import FoundationEssentials
+import TesseraCore
+import TesseraHTTP
+import TesseraOAuth
+import TesseraPostgres
+import TesseraTestSupport
+import Testing
+
+/// The password step, the code it ends with, CSRF, flows and SSO.
+@Suite("Password login and SSO")
+struct PasswordLoginTests {
+    @Test("e-mail and password end in a redirect with code, state and iss; the code stands for the grant")
+    func signIn() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            let pkce = try PKCE()
+            var browser = harness.browser()
+            var parameters = AuthorizeRequestTests.valid(client, pkce: pkce)
+            parameters += [("nonce", "n-0S6"), ("login_hint", user.email)]
+            let page = try await browser.authorize(parameters)
+            #expect(page.status.code == 200)
+            #expect(Page(page).contains(#"value="\#(user.email)""#))
+            let done = try await browser.submit(
+                page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            #expect(done.status.code == 303)
+            let redirect = try ClientRedirect(done, to: LoginHarness.redirectURI)
+            let code = try #require(redirect.query["code"])
+            #expect(redirect.query["state"] == "st&te 1")
+            #expect(redirect.query["iss"] == CoreHarness.issuer)
+            let stored = try await harness.core.database.withPool { pool in
+                try await pool.query(
+                    """
+                    SELECT user_id, redirect_uri, code_challenge, scope, nonce, sign_in_provider, second_factor
+                    FROM oauth_codes WHERE code_hash = $1
+                    """, [try SecretDigest.of(code)]
+                ).rows.map {
+                    [
+                        try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1),
+                        try $0.decode(String.self, at: 2), try $0.decode(String.self, at: 3),
+                        try $0.decode(String?.self, at: 4) ?? "-", try $0.decode(String.self, at: 5),
+                        try $0.decode(String?.self, at: 6) ?? "-",
+                    ]
+                }
+            }
+            #expect(
+                stored == [
+                    [user.userID, LoginHarness.redirectURI, pkce.challenge, "openid email", "n-0S6", "password", "-"]
+                ])
+        }
+    }
+
+    @Test("a wrong password and an unknown e-mail show the same error next to the field, and no code")
+    func wrongCredentials() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let wrong = try await browser.submit(
+                page, form: "password-form", [("email", user.email), ("password", "not the password")])
+            let unknown = try await browser.submit(
+                page, form: "password-form",
+                [("email", CoreHarness.email("nobody")), ("password", LoginHarness.password)])
+            for response in [wrong, unknown] {
+                #expect(response.status.code == 401)
+                #expect(response.headers["Location"] == nil)
+                let html = Page(response)
+                #expect(html.text(of: "password-error") == "The e-mail address or the password is not correct.")
+                #expect(html.contains(#"aria-describedby="password-error""#))
+                #expect(html.contains(#"role="alert""#))
+                #expect(html.form("password-form") != nil)
+            }
+            let empty = try await browser.submit(page, form: "password-form", [("email", ""), ("password", "")])
+            #expect(empty.status.code == 400)
+            #expect(Page(empty).text(of: "email-error") == "Enter your e-mail address.")
+            let right = try await browser.submit(
+                wrong, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            #expect(right.headers["Location"]?.contains("code=") == true)
+        }
+    }
+
+    @Test("too many wrong passwords show the wait in words")
+    func throttled() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            var page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            for _ in 0..<11 {
+                page = try await browser.submit(
+                    page, form: "password-form", [("email", user.email), ("password", "not the password")])
+            }
+            #expect(page.status.code == 429)
+            #expect(Page(page).text(of: "form-error")?.hasPrefix("Too many attempts. Try again in ") == true)
+            #expect(Page(page).text(of: "form-error")?.hasSuffix("minutes.") == true)
+        }
+    }
+
+    @Test("a missing or wrong CSRF token, or another browser, gets 403 and changes nothing")
+    func csrf() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let form = try #require(Page(page).form("password-form"))
+            let flow = try #require(form.hidden.first { $0.0 == "flow" }?.1)
+            let credentials = [("email", user.email), ("password", LoginHarness.password)]
+            let missing = try await browser.send(.post, form.action, form: [("flow", flow)] + credentials)
+            let wrong = try await browser.send(
+                .post, form.action, form: [("flow", flow), ("csrf", "AAAA")] + credentials)
+            var other = harness.browser()
+            let foreign = try await other.send(.post, form.action, form: form.hidden + credentials)
+            _ = try await other.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let otherCookie = try await other.send(.post, form.action, form: form.hidden + credentials)
+            for response in [missing, wrong, foreign, otherCookie] {
+                #expect(response.status.code == 403)
+                #expect(response.headers["Location"] == nil)
+            }
+            let codes = try await harness.core.sql(
+                "SELECT 1 FROM oauth_codes c JOIN users u USING (user_id) WHERE u.email = $1", [user.email])
+            #expect(codes == 0)
+            let step = try await harness.core.sql(
+                "SELECT 1 FROM oauth_login_flows WHERE flow_hash = $1 AND step = 'password' AND user_id IS NULL",
+                [try SecretDigest.of(flow)])
+            #expect(step == 1)
+            let done = try await browser.submit(page, form: "password-form", credentials)
+            #expect(done.headers["Location"]?.contains("code=") == true)
+        }
+    }
+
+    @Test("a flow is single use and expires after 10 minutes")
+    func flowLifetime() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            let credentials = [("email", user.email), ("password", LoginHarness.password)]
+            var browser = harness.browser()
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            _ = try await browser.submit(page, form: "password-form", credentials)
+            let again = try await browser.submit(page, form: "password-form", credentials)
+            #expect(again.status.code == 400)
+            #expect(Page(again).text(of: "error-message")?.contains("already complete") == true)
+
+            var late = harness.browser()
+            let latePage = try await late.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            harness.clock.advance(by: 601)
+            let expired = try await late.submit(latePage, form: "password-form", credentials)
+            #expect(expired.status.code == 400)
+            #expect(Page(expired).text(of: "error-message")?.contains("expired") == true)
+            let location = try #require(latePage.headers["Location"] ?? Optional("/oauth2/login?flow=x"))
+            #expect(try await late.send(.get, location).status.code == 400)
+        }
+    }
+
+    @Test("SSO: a second authorization with the session cookie gets a code at once")
+    func singleSignOn() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let other = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            _ = try await browser.submit(
+                page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            let sso = try await browser.authorize(AuthorizeRequestTests.valid(other, pkce: try PKCE()))
+            #expect(sso.status.code == 302)
+            let redirect = try ClientRedirect(sso, to: LoginHarness.redirectURI)
+            #expect(redirect.query["code"] != nil)
+            #expect(redirect.query["state"] == "st&te 1")
+            #expect(redirect.query["iss"] == CoreHarness.issuer)
+            let silent = try await browser.authorize(
+                AuthorizeRequestTests.valid(other, pkce: try PKCE()) + [("prompt", "none")])
+            #expect(try ClientRedirect(silent, to: LoginHarness.redirectURI).query["code"] != nil)
+            let forced = try await browser.authorize(
+                AuthorizeRequestTests.valid(other, pkce: try PKCE()) + [("prompt", "login")])
+            #expect(Page(forced).form("password-form") != nil)
+        }
+    }
+
+    @Test("revoking the user's tokens, disabling the user, or the session's age ends SSO")
+    func ssoEnds() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            let signIn = { (browser: inout Browser) in
+                let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+                _ = try await browser.submit(
+                    page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            }
+            let ssoWorks = { (browser: inout Browser) -> Bool in
+                let response = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+                return response.status.code == 302 && response.headers["Location"]?.contains("code=") == true
+            }
+            try await signIn(&browser)
+            #expect(try await ssoWorks(&browser))
+            try await harness.core.database.withPool { pool in
+                try await UserStore.revokeTokens(pool, userID: user.userID, now: harness.clock.now())
+            }
+            #expect(try await ssoWorks(&browser) == false)
+
+            try await signIn(&browser)
+            try await harness.core.sql("UPDATE users SET disabled = true WHERE user_id = $1", [user.userID])
+            #expect(try await ssoWorks(&browser) == false)
+            try await harness.core.sql("UPDATE users SET disabled = false WHERE user_id = $1", [user.userID])
+            #expect(try await ssoWorks(&browser))
+            harness.clock.advance(by: 12 * 3600 + 1)
+            #expect(try await ssoWorks(&browser) == false)
+        }
+    }
+
+    @Test("a client of a tenant signs in users of that tenant only; a session of another tenant is ignored")
+    func tenants() async throws {
+        try await LoginHarness.run { harness in
+            let tenant = try await harness.tenant()
+            let tenantClient = try await harness.client(tenantID: tenant)
+            let projectClient = try await harness.client(tenantID: nil)
+            let projectUser = try await harness.user(tenantID: nil)
+            let tenantUser = try await harness.user(tenantID: tenant)
+            var browser = harness.browser()
+            var page = try await browser.authorize(AuthorizeRequestTests.valid(tenantClient, pkce: try PKCE()))
+            let refused = try await browser.submit(
+                page, form: "password-form", [("email", projectUser.email), ("password", LoginHarness.password)])
+            #expect(refused.status.code == 401)
+            let done = try await browser.submit(
+                refused, form: "password-form", [("email", tenantUser.email), ("password", LoginHarness.password)])
+            #expect(done.headers["Location"]?.contains("code=") == true)
+            page = try await browser.authorize(AuthorizeRequestTests.valid(projectClient, pkce: try PKCE()))
+            #expect(page.status.code == 200)
+            #expect(Page(page).form("password-form") != nil)
+            let silent = try await browser.authorize(
+                AuthorizeRequestTests.valid(projectClient, pkce: try PKCE()) + [("prompt", "none")])
+            #expect(try ClientRedirect(silent, to: LoginHarness.redirectURI).query["error"] == "login_required")
+        }
+    }
+}
