@@ -16,7 +16,8 @@ CYCLE_P99_TARGET_MS = 20.0
 SCENARIOS = ["cycle", "refresh", "client_credentials"]
 UNITS = {"cycle": "cycles/s", "refresh": "rotations/s", "client_credentials": "grants/s"}
 CSV_FIELDS = ["scenario", "phase", "concurrency", "seconds", "operations", "operations_per_second",
-              "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors"]
+              "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
+              "authorize_p50_ms", "authorize_p99_ms", "token_p50_ms", "token_p99_ms"]
 
 
 def read_rows(path):
@@ -83,7 +84,11 @@ def write_csv(rows, path):
         writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow(row)
+            flat = dict(row)
+            for request in ("authorize", "token"):
+                for field in ("p50_ms", "p99_ms"):
+                    flat[f"{request}_{field}"] = row.get(request, {}).get(field, "")
+            writer.writerow(flat)
 
 
 def plot(rows, args, path):

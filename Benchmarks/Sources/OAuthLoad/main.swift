@@ -161,6 +161,7 @@ func run(_ options: Options, group: EventLoopGroup) async throws {
         let active = Array(users.prefix(concurrency))
         try await forEach(active) { $0.reconnect() }
         if warmup > 0 { _ = try await measure(scenario, active, seconds: warmup) }
+        log("\(scenario.rawValue) c=\(concurrency): measuring for \(duration) s")
         let result = try await measure(scenario, active, seconds: duration)
         for (kind, message) in result.firstErrors.sorted(by: { $0.key < $1.key }) {
             log("\(scenario.rawValue) c=\(concurrency): \(result.errors[kind] ?? 0) × \(message)")
