@@ -131,13 +131,14 @@ say "creating $max_users users and the clients through the admin RPC"
 
 raw=$results_dir/oauth.jsonl
 : >"$raw"
+failed=()
 sweep_argument=$(IFS=,; printf '%s' "${sweep_levels[*]:-none}")
 for scenario in "${scenario_list[@]}"; do
     say "measuring $scenario: ${headline} virtual users for ${seconds}s, sweep ${sweep_argument} for ${sweep_seconds}s each"
     "$load" run --target "127.0.0.1:$port" --state-file "$state_file" --scenario "$scenario" \
         --headline "$headline" --seconds "$seconds" --sweep "$sweep_argument" --sweep-seconds "$sweep_seconds" \
         --warmup "$warmup" --loops "$loops" >>"$raw" \
-        || die "the load generator failed on $scenario (see $server_log)"
+        || { say "error: the load generator failed on $scenario (see $server_log)"; failed+=("$scenario"); }
 done
 
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
@@ -152,3 +153,4 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --title "OAuth load test, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$TESSERA_ROOT" rev-parse --short HEAD \
         2>/dev/null || printf unknown), $(nproc) cores, server --loops $loops, ${seconds}s headline, ${sweep_seconds}s sweep, ${warmup}s warm-up"
 say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
+((${#failed[@]} == 0)) || die "no (or partial) results for: ${failed[*]}"

@@ -145,13 +145,18 @@ func run(_ options: Options, group: EventLoopGroup) async throws {
         throw LoadError.setup("\(needed) virtual users need \(needed) users; setup made \(userCount)")
     }
     let users = (0..<needed).map {
-        VirtualUser(index: $0, target: target, loop: group.loops[$0 % group.loops.count], timeout: timeout)
+        VirtualUser(
+            index: $0, target: target, loop: group.loops[$0 % group.loops.count], timeout: timeout,
+            setupTimeout: .seconds(120))
     }
     if scenario.needsSession {
+        // Sign-ins hash passwords (scrypt): a few at a time keeps each one's wait short.
         let started = ContinuousClock.now
-        try await forEach(users) { user in
-            try await user.signIn()
-            if scenario == .refresh { try await user.prepareRefresh() }
+        for batch in stride(from: 0, to: users.count, by: 8) {
+            try await forEach(Array(users[batch..<min(batch + 8, users.count)])) { user in
+                try await user.signIn()
+                if scenario == .refresh { try await user.prepareRefresh() }
+            }
         }
         log("\(scenario.rawValue): \(needed) virtual users signed in (\(ContinuousClock.now - started))")
     }
