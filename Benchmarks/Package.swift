@@ -21,6 +21,7 @@ let package = Package(
             name: "OAuthLoad",
             dependencies: [
                 .product(name: "TesseraLoop", package: "Tessera"),
+                .product(name: "TesseraPostgres", package: "Tessera"),
             ],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),

@@ -17,7 +17,8 @@ SCENARIOS = ["cycle", "refresh", "client_credentials"]
 UNITS = {"cycle": "cycles/s", "refresh": "rotations/s", "client_credentials": "grants/s"}
 CSV_FIELDS = ["scenario", "phase", "concurrency", "seconds", "operations", "operations_per_second",
               "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
-              "authorize_p50_ms", "authorize_p99_ms", "token_p50_ms", "token_p99_ms"]
+              "authorize_p50_ms", "authorize_p99_ms", "token_p50_ms", "token_p99_ms",
+              "server_cpu_us_per_op", "db_cpu_us_per_op", "db_transactions_per_op"]
 
 
 def read_rows(path):
@@ -68,6 +69,14 @@ def table(rows, args):
         verdict = "met" if p99 < CYCLE_P99_TARGET_MS else "BELOW TARGET"
         lines.append(f"cycle p99 at {args.headline:<3}         {p99:5.2f} ms  (target < {CYCLE_P99_TARGET_MS:.0f} ms)  "
                      f"{verdict}")
+    lines.append("")
+    lines.append(f"cost per operation at {args.headline} (CPU from /proc, transactions from pg_stat_database):")
+    for row in rows:
+        if row["phase"] != "headline" or "server_cpu_us_per_op" not in row:
+            continue
+        lines.append(f"  {row['scenario']:<20} server CPU {row['server_cpu_us_per_op']:7.0f} us   "
+                     f"database CPU {row.get('db_cpu_us_per_op', 0):7.0f} us   "
+                     f"database transactions {row.get('db_transactions_per_op', 0):5.2f}")
     errors = sum(r["errors"] for r in rows)
     if errors:
         kinds = {}

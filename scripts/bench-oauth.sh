@@ -9,7 +9,8 @@
 # concurrency (16, like pgbench -c 16) and a sweep of concurrencies for the plot, each after a
 # warm-up. The ceiling is pgbench running ../shared/bench/pg_token_cycle.sql before and after
 # (mean), as scripts/bench-db.sh measures it. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms
-# at the headline concurrency (reported as BELOW TARGET, not as a failure).
+# at the headline concurrency (reported as BELOW TARGET, not as a failure). Each measurement also
+# records the server's and the database backends' CPU time and the database transactions per operation.
 # It writes bench-results/oauth.txt (the table), oauth.csv, oauth.jsonl (the generator's raw
 # output), oauth.png (throughput and latency against concurrency) and oauth-server.log, and
 # stops and drops everything it started and made on exit.
@@ -137,7 +138,7 @@ for scenario in "${scenario_list[@]}"; do
     say "measuring $scenario: ${headline} virtual users for ${seconds}s, sweep ${sweep_argument} for ${sweep_seconds}s each"
     "$load" run --target "127.0.0.1:$port" --state-file "$state_file" --scenario "$scenario" \
         --headline "$headline" --seconds "$seconds" --sweep "$sweep_argument" --sweep-seconds "$sweep_seconds" \
-        --warmup "$warmup" --loops "$loops" >>"$raw" \
+        --warmup "$warmup" --loops "$loops" --server-pid "$server_pid" --database-url "$server_url" >>"$raw" \
         || { say "error: the load generator failed on $scenario (see $server_log)"; failed+=("$scenario"); }
 done
 

@@ -29,7 +29,7 @@ struct Measurement: Sendable {
     }
 
     /// The measurement as one JSON object on one line.
-    func json(scenario: Scenario, phase: String, concurrency: Int) -> String {
+    func json(scenario: Scenario, phase: String, concurrency: Int, extra: [String] = []) -> String {
         let errorCount = errors.values.reduce(0, +)
         var fields = [
             "\"scenario\":\"\(scenario.rawValue)\"", "\"phase\":\"\(phase)\"", "\"concurrency\":\(concurrency)",
@@ -44,6 +44,7 @@ struct Measurement: Sendable {
             fields.append("\"authorize\":{" + stats("", latencies.authorize) + "}")
             fields.append("\"token\":{" + stats("", latencies.token) + "}")
         }
+        fields += extra
         return "{" + fields.joined(separator: ",") + "}"
     }
 

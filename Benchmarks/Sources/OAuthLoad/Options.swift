@@ -23,6 +23,9 @@ struct Options {
         return value
     }
 
+    /// The text of option `name`, or nil when absent.
+    func optional(_ name: String) -> String? { values[name] }
+
     /// A whole number of at least `minimum`.
     func int(_ name: String, _ fallback: Int, minimum: Int = 1) -> Int {
         guard let text = values[name] else { return fallback }

@@ -5,9 +5,11 @@
 //       (client_credentials) through the admin RPC, and writes what the runs need to the state file.
 //   OAuthLoad run --target HOST:PORT --state-file FILE --scenario cycle|refresh|client_credentials
 //       [--headline 16] [--seconds 10] [--sweep 1,2,4,8,16,32,64] [--sweep-seconds 5] [--warmup 1]
-//       [--loops 2] [--timeout 10]
+//       [--loops 2] [--timeout 10] [--server-pid PID] [--database-url URL]
 //       signs each virtual user in once (cycle, refresh), then for the headline concurrency and each sweep
-//       concurrency runs a warm-up and a measurement; prints one JSON object per measurement on stdout.
+//       concurrency runs a warm-up and a measurement; prints one JSON object per measurement on stdout. With
+//       --server-pid and --database-url it adds the server's and the database backends' CPU time and the
+//       database transactions per operation.
 //
 // Virtual users run back to back on keep-alive HTTP/1.1 connections (one each) over TesseraLoop event loops.
 import FoundationEssentials
@@ -160,6 +162,9 @@ func run(_ options: Options, group: EventLoopGroup) async throws {
         }
         log("\(scenario.rawValue): \(needed) virtual users signed in (\(ContinuousClock.now - started))")
     }
+    let probe = try await ResourceProbe(
+        serverPID: options.optional("server-pid").flatMap { Int32($0) }, databaseURL: options.optional("database-url"),
+        group: group)
     var plan = [("headline", headline, seconds)]
     plan += sweep.map { ("sweep", $0, sweepSeconds) }
     for (phase, concurrency, duration) in plan {
@@ -167,12 +172,16 @@ func run(_ options: Options, group: EventLoopGroup) async throws {
         try await forEach(active) { $0.reconnect() }
         if warmup > 0 { _ = try await measure(scenario, active, seconds: warmup) }
         log("\(scenario.rawValue) c=\(concurrency): measuring for \(duration) s")
+        let before = try await probe.sample()
         let result = try await measure(scenario, active, seconds: duration)
+        let after = try await probe.sample()
         for (kind, message) in result.firstErrors.sorted(by: { $0.key < $1.key }) {
             log("\(scenario.rawValue) c=\(concurrency): \(result.errors[kind] ?? 0) × \(message)")
         }
-        writeLine(result.json(scenario: scenario, phase: phase, concurrency: concurrency), to: 1)
+        let usage = probe.members(from: before, to: after, operations: result.operations)
+        writeLine(result.json(scenario: scenario, phase: phase, concurrency: concurrency, extra: usage), to: 1)
     }
+    await probe.shutdown()
     try await forEach(users) { $0.connection.close() }
 }
 

@@ -1,0 +1,99 @@
+import TesseraLoop
+import TesseraPostgres
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads what the server and its database spend: the server process's CPU time (`/proc/PID/stat`), the CPU time
+/// of the database's client backends, and the database's committed and rolled-back transactions
+/// (`pg_stat_database`, which backends update about once a second, so short intervals are approximate).
+/// A probe without a pid or a database URL reports only what it has.
+final class ResourceProbe: @unchecked Sendable {
+    /// One reading.
+    struct Sample: Sendable {
+        var serverTicks: Int?
+        var databaseTicks: Int?
+        var transactions: Int?
+    }
+
+    private let serverPID: Int32?
+    private let client: PostgresClient?
+    private let loop: EventLoop
+    private let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// A probe of process `serverPID` and of the database at `databaseURL` (a connection on `group`'s first loop).
+    init(serverPID: Int32?, databaseURL: String?, group: EventLoopGroup) async throws {
+        self.serverPID = serverPID
+        loop = group.loops[0]
+        if let databaseURL {
+            let client = PostgresClient(
+                configuration: PostgresConfiguration(url: databaseURL, connectionsPerLoop: 1), group: group)
+            try await client.start()
+            self.client = client
+        } else {
+            client = nil
+        }
+    }
+
+    /// Reads the counters now (the database on the probe's loop, as its pool requires).
+    func sample() async throws -> Sample {
+        try await Task(executorPreference: loop) { try await self.read() }.value
+    }
+
+    private func read() async throws -> Sample {
+        var sample = Sample()
+        if let serverPID { sample.serverTicks = Self.cpuTicks(of: serverPID) }
+        if let client {
+            let pool = client.pool(on: loop)
+            let backends = try await pool.query(
+                "SELECT pid::int8 FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND backend_type = 'client backend' AND pid <> pg_backend_pid()")
+            var ticks = 0
+            for row in backends.rows {
+                ticks += Self.cpuTicks(of: Int32(try row.decode(Int64.self, at: 0))) ?? 0
+            }
+            sample.databaseTicks = ticks
+            let transactions = try await pool.query(
+                "SELECT (xact_commit + xact_rollback)::int8 FROM pg_stat_database WHERE datname = current_database()")
+            sample.transactions = try transactions.rows.first.map { Int(try $0.decode(Int64.self, at: 0)) }
+        }
+        return sample
+    }
+
+    /// JSON members for what happened between `start` and `end` per operation: server and database CPU in
+    /// microseconds and database transactions (empty when nothing was probed).
+    func members(from start: Sample, to end: Sample, operations: Int) -> [String] {
+        guard operations > 0 else { return [] }
+        var members: [String] = []
+        let perOperation = { (value: Double) in (value / Double(operations) * 100).rounded() / 100 }
+        if let before = start.serverTicks, let after = end.serverTicks {
+            members.append("\"server_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
+        }
+        if let before = start.databaseTicks, let after = end.databaseTicks {
+            members.append("\"db_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
+        }
+        if let before = start.transactions, let after = end.transactions {
+            members.append("\"db_transactions_per_op\":\(perOperation(Double(after - before)))")
+        }
+        return members
+    }
+
+    /// Closes the database connection.
+    func shutdown() async {
+        await client?.shutdown()
+    }
+
+    /// User plus system CPU time of process `pid` in clock ticks, or nil when it cannot be read.
+    private static func cpuTicks(of pid: Int32) -> Int? {
+        guard let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Fields after the parenthesised command name, which may hold spaces: state is field 3, utime 14, stime 15.
+        guard let close = line.lastIndex(of: ")") else { return nil }
+        let fields = line[line.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+}
