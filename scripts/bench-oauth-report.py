@@ -18,7 +18,7 @@ UNITS = {"cycle": "cycles/s", "refresh": "rotations/s", "client_credentials": "g
 CSV_FIELDS = ["scenario", "phase", "concurrency", "seconds", "operations", "operations_per_second",
               "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
               "authorize_p50_ms", "authorize_p99_ms", "token_p50_ms", "token_p99_ms",
-              "server_cpu_us_per_op", "db_cpu_us_per_op", "db_transactions_per_op"]
+              "server_cpu_us_per_op", "db_cpu_us_per_op", "db_transactions_per_op", "generator_cpu_us_per_op"]
 
 
 def read_rows(path):
@@ -76,7 +76,8 @@ def table(rows, args):
             continue
         lines.append(f"  {row['scenario']:<20} server CPU {row['server_cpu_us_per_op']:7.0f} us   "
                      f"database CPU {row.get('db_cpu_us_per_op', 0):7.0f} us   "
-                     f"database transactions {row.get('db_transactions_per_op', 0):5.2f}")
+                     f"database transactions {row.get('db_transactions_per_op', 0):5.2f}   "
+                     f"generator CPU {row.get('generator_cpu_us_per_op', 0):5.0f} us")
     errors = sum(r["errors"] for r in rows)
     if errors:
         kinds = {}

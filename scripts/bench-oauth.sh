@@ -90,7 +90,8 @@ load=$generator_scratch/release/OAuthLoad
 [[ -x $load ]] || die "the release build left no binary at $load"
 
 ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
-PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
+PGOPTIONS="-c client_min_messages=warning" \
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
 "$dev_db" psql postgres -qc "CREATE DATABASE $server_database" >/dev/null
 server_url=$("$dev_db" url "$server_database")
 
@@ -135,7 +136,8 @@ raw=$results_dir/oauth.jsonl
 failed=()
 sweep_argument=$(IFS=,; printf '%s' "${sweep_levels[*]:-none}")
 for scenario in "${scenario_list[@]}"; do
-    say "measuring $scenario: ${headline} virtual users for ${seconds}s, sweep ${sweep_argument} for ${sweep_seconds}s each"
+    say "measuring $scenario: $headline virtual users for ${seconds}s," \
+        "sweep $sweep_argument for ${sweep_seconds}s each"
     "$load" run --target "127.0.0.1:$port" --state-file "$state_file" --scenario "$scenario" \
         --headline "$headline" --seconds "$seconds" --sweep "$sweep_argument" --sweep-seconds "$sweep_seconds" \
         --warmup "$warmup" --loops "$loops" --server-pid "$server_pid" --database-url "$server_url" >>"$raw" \
@@ -147,11 +149,13 @@ read -r after after_avg <<<"$measured"
 stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_log)"
 server_pid=
 
+commit=$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || printf unknown)
+title="OAuth load test, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $commit, $(nproc) cores, server --loops $loops,"
+title+=" ${seconds}s headline, ${sweep_seconds}s sweep, ${warmup}s warm-up"
 python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --raw "$raw" --out "$results_dir/oauth" --headline "$headline" \
     --ceiling-before "$before" --ceiling-after "$after" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
-    --title "OAuth load test, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$TESSERA_ROOT" rev-parse --short HEAD \
-        2>/dev/null || printf unknown), $(nproc) cores, server --loops $loops, ${seconds}s headline, ${sweep_seconds}s sweep, ${warmup}s warm-up"
+    --title "$title"
 say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
 ((${#failed[@]} == 0)) || die "no (or partial) results for: ${failed[*]}"

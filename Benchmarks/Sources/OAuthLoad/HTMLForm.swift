@@ -19,7 +19,8 @@ struct HTMLForm: Sendable {
         func find(_ needle: String, from start: Int, to end: Int) -> Int? {
             let pattern = Array(needle.utf8)
             guard end - start >= pattern.count else { return nil }
-            for index in start...(end - pattern.count) where lowered[index..<index + pattern.count].elementsEqual(pattern) {
+            for index in start...(end - pattern.count)
+            where lowered[index..<index + pattern.count].elementsEqual(pattern) {
                 return index
             }
             return nil

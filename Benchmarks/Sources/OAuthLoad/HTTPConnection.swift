@@ -81,7 +81,8 @@ final class HTTPConnection: TCPConnectionDelegate, @unchecked Sendable {
         let midResponse = reader.hasPartialResponse
         drop()
         if pending != nil {
-            fail(.socket(midResponse ? "the server closed the connection mid-response" : "the server closed the connection"))
+            let reason = "the server closed the connection" + (midResponse ? " mid-response" : "")
+            fail(.socket(reason))
         }
     }
 

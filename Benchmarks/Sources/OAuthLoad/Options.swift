@@ -29,7 +29,9 @@ struct Options {
     /// A whole number of at least `minimum`.
     func int(_ name: String, _ fallback: Int, minimum: Int = 1) -> Int {
         guard let text = values[name] else { return fallback }
-        guard let value = Int(text), value >= minimum else { Options.fail("--\(name) must be a whole number ≥ \(minimum)") }
+        guard let value = Int(text), value >= minimum else {
+            Options.fail("--\(name) must be a whole number ≥ \(minimum)")
+        }
         return value
     }
 
@@ -37,7 +39,9 @@ struct Options {
     func ints(_ name: String) -> [Int] {
         guard let text = values[name], text != "none", !text.isEmpty else { return [] }
         return text.split(separator: ",").map {
-            guard let value = Int($0), value >= 1 else { Options.fail("--\(name): '\($0)' is not a whole number ≥ 1") }
+            guard let value = Int($0), value >= 1 else {
+                Options.fail("--\(name): '\($0)' is not a whole number ≥ 1")
+            }
             return value
         }
     }

@@ -4,14 +4,16 @@ import TesseraPostgres
 import Glibc
 #endif
 
-/// Reads what the server and its database spend: the server process's CPU time (`/proc/PID/stat`), the CPU time
-/// of the database's client backends, and the database's committed and rolled-back transactions
-/// (`pg_stat_database`, which backends update about once a second, so short intervals are approximate).
+/// Reads what the server, its database and the generator spend: the server process's CPU time (`/proc/PID/stat`),
+/// the generator's own, the CPU time of the database's client backends, and the database's committed and rolled-back
+/// transactions (`pg_stat_database`, which backends update about once a second, so short intervals are
+/// approximate).
 /// A probe without a pid or a database URL reports only what it has.
 final class ResourceProbe: @unchecked Sendable {
     /// One reading.
     struct Sample: Sendable {
         var serverTicks: Int?
+        var generatorTicks: Int?
         var databaseTicks: Int?
         var transactions: Int?
     }
@@ -42,6 +44,7 @@ final class ResourceProbe: @unchecked Sendable {
 
     private func read() async throws -> Sample {
         var sample = Sample()
+        sample.generatorTicks = Self.cpuTicks(of: getpid())
         if let serverPID { sample.serverTicks = Self.cpuTicks(of: serverPID) }
         if let client {
             let pool = client.pool(on: loop)
@@ -68,6 +71,9 @@ final class ResourceProbe: @unchecked Sendable {
         let perOperation = { (value: Double) in (value / Double(operations) * 100).rounded() / 100 }
         if let before = start.serverTicks, let after = end.serverTicks {
             members.append("\"server_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
+        }
+        if let before = start.generatorTicks, let after = end.generatorTicks {
+            members.append("\"generator_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
         }
         if let before = start.databaseTicks, let after = end.databaseTicks {
             members.append("\"db_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")

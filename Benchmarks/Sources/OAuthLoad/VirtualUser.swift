@@ -31,7 +31,8 @@ final class VirtualUser: @unchecked Sendable {
         self.timeout = timeout
         connection = HTTPConnection(loop: loop, host: target.host, port: target.port, timeout: setupTimeout)
         writer = HTTPRequestWriter(host: "\(target.host):\(target.port)")
-        let credentials = FormEncoding.escape(target.confidentialClientID) + ":" + FormEncoding.escape(target.clientSecret)
+        let credentials =
+            FormEncoding.escape(target.confidentialClientID) + ":" + FormEncoding.escape(target.clientSecret)
         basicAuthorization = "Authorization: Basic " + Base64.encoded(Array(credentials.utf8))
     }
 

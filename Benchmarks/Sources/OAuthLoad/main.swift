@@ -51,7 +51,8 @@ func setUp(_ options: Options, group: EventLoopGroup) async throws {
     let stateFile = options.string("state-file")
     let redirectURI = "com.example.oauthbench:/callback"
     var random = FastRandom()
-    let run = Base64.urlEncoded(random.bytes(6)).lowercased().replacingCharacters("-", "x").replacingCharacters("_", "y")
+    let run = Base64.urlEncoded(random.bytes(6)).lowercased()
+        .replacingCharacters("-", "x").replacingCharacters("_", "y")
     let emailPrefix = "oauthbench-\(run)-"
     let password = "bench-" + Base64.urlEncoded(random.bytes(12))
 
