@@ -9,7 +9,8 @@
 //       signs each virtual user in once (cycle, refresh), then for the headline concurrency and each sweep
 //       concurrency runs a warm-up and a measurement; prints one JSON object per measurement on stdout. With
 //       --server-pid and --database-url it adds the server's and the database backends' CPU time and the
-//       database transactions per operation.
+//       database transactions per operation; with --database-url it also runs ANALYZE before each measurement
+//       (see ResourceProbe.analyze()).
 //
 // Virtual users run back to back on keep-alive HTTP/1.1 connections (one each) over TesseraLoop event loops.
 import FoundationEssentials
@@ -173,6 +174,7 @@ func run(_ options: Options, group: EventLoopGroup) async throws {
         try await forEach(active) { $0.reconnect() }
         if warmup > 0 { _ = try await measure(scenario, active, seconds: warmup) }
         log("\(scenario.rawValue) c=\(concurrency): measuring for \(duration) s")
+        try await probe.analyze()
         let before = try await probe.sample()
         let result = try await measure(scenario, active, seconds: duration)
         let after = try await probe.sample()
