@@ -121,6 +121,13 @@ measure_ceiling() {
     pgbench_token_cycle "$ceiling_url" "$seconds" "$shared"
 }
 
+# cpu_steal_ticks: prints the machine's stolen and total CPU ticks so far (/proc/stat): on a virtual
+# machine, time the hypervisor gave to others, which makes every figure of the run smaller.
+cpu_steal_ticks() {
+    awk '/^cpu / { total = 0; for (i = 2; i <= NF; i++) total += $i; print $9, total }' /proc/stat
+}
+
+read -r steal_start total_start < <(cpu_steal_ticks)
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r before before_avg <<<"$measured"
 
@@ -146,6 +153,9 @@ done
 
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r after after_avg <<<"$measured"
+read -r steal_end total_end < <(cpu_steal_ticks)
+steal_percent=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) \
+    'BEGIN { printf "%.1f", (t > 0) ? 100 * s / t : 0 }')
 stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_log)"
 server_pid=
 
@@ -156,6 +166,6 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --raw "$raw" --out "$results_dir/oauth" --headline "$headline" \
     --ceiling-before "$before" --ceiling-after "$after" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
-    --title "$title"
+    --steal-percent "$steal_percent" --title "$title"
 say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
 ((${#failed[@]} == 0)) || die "no (or partial) results for: ${failed[*]}"

@@ -27,15 +27,23 @@ enum FormEncoding {
 
     /// The value of parameter `name` in the query of `url` (or in a bare query string), decoded.
     static func queryValue(_ name: String, in url: String) -> String? {
-        let query: Substring
-        if let questionMark = url.firstIndex(of: "?") {
-            query = url[url.index(after: questionMark)...].prefix { $0 != "#" }
-        } else {
-            query = Substring(url)
-        }
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if unescape(parts[0]) == name { return parts.count > 1 ? unescape(parts[1]) : "" }
+        let bytes = Array(url.utf8)
+        let key = Array(name.utf8)
+        var position = (bytes.firstIndex(of: UInt8(ascii: "?")) ?? -1) + 1
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        while position < end {
+            let pairEnd = bytes[position..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            let equals = bytes[position..<pairEnd].firstIndex(of: UInt8(ascii: "=")) ?? pairEnd
+            let pairName = bytes[position..<equals]
+            let matches =
+                pairName.contains(UInt8(ascii: "%")) || pairName.contains(UInt8(ascii: "+"))
+                ? unescape(Substring(String(decoding: pairName, as: UTF8.self))) == name
+                : pairName.elementsEqual(key)
+            if matches {
+                let value = equals < pairEnd ? bytes[(equals + 1)..<pairEnd] : []
+                return unescape(Substring(String(decoding: value, as: UTF8.self)))
+            }
+            position = pairEnd + 1
         }
         return nil
     }

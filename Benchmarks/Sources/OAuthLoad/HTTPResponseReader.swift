@@ -50,25 +50,26 @@ struct HTTPResponseReader {
                 response.status = try parseStatus(lineStart, lineEnd)
                 response.closes = buffer[lineStart + 7] == UInt8(ascii: "0")
                 firstLine = false
-            } else if let colon = buffer[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")) {
-                let name = String(decoding: buffer[lineStart..<colon], as: UTF8.self).lowercased()
+            } else if let colon = buffer[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")),
+                let field = Self.field(buffer[lineStart..<colon])
+            {
+                // Only the fields the generator acts on become strings; the rest are skipped unread.
                 var valueStart = colon + 1
                 while valueStart < lineEnd, buffer[valueStart] == 32 || buffer[valueStart] == 9 { valueStart += 1 }
                 let value = String(decoding: buffer[valueStart..<lineEnd], as: UTF8.self)
-                switch name {
-                case "content-length":
+                switch field {
+                case .contentLength:
                     guard let length = Int(value), length >= 0, length <= Self.largestBody else {
                         throw Malformed(description: "bad Content-Length '\(value)'")
                     }
                     contentLength = length
-                case "transfer-encoding": chunked = value.lowercased().contains("chunked")
-                case "location": response.location = value
-                case "set-cookie": response.setCookies.append(value)
-                case "connection":
+                case .transferEncoding: chunked = value.lowercased().contains("chunked")
+                case .location: response.location = value
+                case .setCookie: response.setCookies.append(value)
+                case .connection:
                     let lowered = value.lowercased()
                     if lowered.contains("close") { response.closes = true }
                     if lowered.contains("keep-alive") { response.closes = false }
-                default: break
                 }
             }
             lineStart = lineEnd + 2
@@ -85,6 +86,32 @@ struct HTTPResponseReader {
             start = bodyStart + length
         }
         return response
+    }
+
+    /// The header fields the reader acts on.
+    private enum Field: CaseIterable {
+        case contentLength, transferEncoding, location, setCookie, connection
+
+        /// The field name in lowercase bytes.
+        var name: [UInt8] {
+            switch self {
+            case .contentLength: Array("content-length".utf8)
+            case .transferEncoding: Array("transfer-encoding".utf8)
+            case .location: Array("location".utf8)
+            case .setCookie: Array("set-cookie".utf8)
+            case .connection: Array("connection".utf8)
+            }
+        }
+    }
+
+    private static let fieldNames = Field.allCases.map { ($0, $0.name) }
+
+    /// The field `name` (compared without regard to ASCII case), or nil for a field the reader skips.
+    private static func field(_ name: ArraySlice<UInt8>) -> Field? {
+        for (field, expected) in fieldNames where expected.count == name.count {
+            if zip(name, expected).allSatisfy({ ($0 | 0x20) == $1 || $0 == $1 }) { return field }
+        }
+        return nil
     }
 
     private func findHeadEnd() -> Int? {
