@@ -17,7 +17,6 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from support import TIMEOUT
@@ -83,8 +82,19 @@ class Browser:
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.element(button_id).click()
         wait = WebDriverWait(self.driver, TIMEOUT)
-        wait.until(expected_conditions.staleness_of(page))
+        wait.until(lambda _: self._gone(page))
         wait.until(lambda driver: driver.execute_script("return document.readyState") == "complete")
+
+    @staticmethod
+    def _gone(element: WebElement) -> bool:
+        """Whether `element`'s document was replaced. While Chromium tears a document down, asking about one of its
+        nodes may fail with another error than a stale reference ("Node with given id does not belong to the
+        document"), so any failure counts."""
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
 
     # The network.
 
@@ -123,3 +133,8 @@ class Browser:
         """The console messages that report a Content Security Policy violation."""
         return [entry["message"] for entry in self.console_entries()
                 if "Content Security Policy" in entry["message"] or "Content-Security-Policy" in entry["message"]]
+
+    def forget_console(self):
+        """Drops the console entries kept so far."""
+        self.console_entries()
+        self.console.clear()

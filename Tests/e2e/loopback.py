@@ -16,7 +16,8 @@ LANDING_PAGE = (b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"
 class LoopbackReceiver:
     """An HTTP server on 127.0.0.1 and a free port that records the query of every GET it receives and answers it
     with a small landing page, as a desktop or CLI app does while it waits for the authorization response.
-    `redirect_uri` is the URI to send (the registered `http://127.0.0.1/callback` with this port)."""
+    `redirect_uri` is the URI to send (the registered `http://127.0.0.1/callback` with this port); other paths get
+    404."""
 
     def __init__(self):
         self.received: list[str] = []
@@ -25,6 +26,9 @@ class LoopbackReceiver:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
+                if urlsplit(self.path).path != "/callback":
+                    self.send_error(404)  # a browser asks for /favicon.ico too
+                    return
                 with receiver.condition:
                     receiver.received.append(f"http://127.0.0.1:{receiver.port}{self.path}")
                     receiver.condition.notify_all()

@@ -37,6 +37,7 @@ from authlib.integrations.requests_client import OAuth2Session, OAuthError
 from authlib.jose import JsonWebKey, JsonWebToken
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from browser import Browser
 from identity import call, unique_email
@@ -503,6 +504,13 @@ def test_chromium_shows_the_400_page_for_an_unknown_client(fresh_browser, public
     browser.screenshot("error page for an unknown client")
     assert len(receiver.received) == before
 
+    # The console check of `fresh_browser` sees violations: an inline style is one under the pages' policy.
+    assert browser.csp_violations() == []
+    browser.driver.execute_script("document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')")
+    WebDriverWait(browser.driver, TIMEOUT).until(lambda _: browser.csp_violations())
+    assert "style-src 'self'" in browser.csp_violations()[0]
+    browser.forget_console()
+
 
 # 3. The command-line example of docs/oauth.md, as written.
 
@@ -632,3 +640,22 @@ def test_forms_without_the_csrf_token_or_from_another_browser_get_403(public_url
         before = len(receiver.received)
         post_form(http, page, "password-form", **credentials)
         assert query(receiver.wait(before))["state"] == auth.state
+
+
+# Failures found in the server, kept as strict expected failures until they are fixed.
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SERVER BUG: the SMS code page says 'Enter the 6-digit code we sent by SMS to SMS to +*******1234.': "
+    "LoginForms.secondFactor puts LoginForms.describe(enrollment), which already starts with 'SMS to', after "
+    "'we sent by SMS to'"))
+def test_the_sms_code_page_names_the_number_once(public, public_url, admin, tenant, app, receiver, smsbox):
+    email = new_user(admin, tenant, "sms-text")
+    number = enrol_sms(public, smsbox, email, tenant)
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    with requests.Session() as http:
+        http.headers["X-Forwarded-For"] = new_client_ip()
+        page = http.get(auth.url, timeout=TIMEOUT)
+        page = post_form(http, page, "password-form", email=email, password=PASSWORD)
+    instructions = re.search(r'<p id="instructions">(.*?)</p>', page.text)
+    assert instructions and f"+*******{number[-4:]}" in instructions.group(1), page.text
+    assert instructions.group(1).count("SMS") == 1, instructions.group(1)
