@@ -426,6 +426,10 @@ def test_chromium_password_page_then_sso_without_a_form(fresh_browser, public_ur
     assert (second["sub"], second["auth_time"], second["amr"]) == (first["sub"], first["auth_time"], ["pwd"])
     assert second["sid"] != first["sid"]
 
+    # prompt=login asks for the password again, session or not.
+    browser.open(authorization(public_url, app, receiver.redirect_uri, prompt="login").url)
+    assert browser.has("password-form")
+
 
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):
     browser = fresh_browser
@@ -443,7 +447,16 @@ def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, t
     browser.fill("code", authenticator.next_code())
     browser.submit("verify")
     code = landed(browser, receiver, before, auth, public_url, "landing page after totp")
-    assert claims_of_code(public_url, app, receiver, auth, code)["amr"] == ["pwd", "otp", "mfa"]
+    first = claims_of_code(public_url, app, receiver, auth, code)
+    assert first["amr"] == ["pwd", "otp", "mfa"]
+
+    # The session passed the second factor, so SSO skips both steps and keeps both factors.
+    again = authorization(public_url, app, receiver.redirect_uri)
+    before = len(receiver.received)
+    browser.open(again.url)
+    code = landed(browser, receiver, before, again, public_url, "landing page after sso with totp")
+    second = claims_of_code(public_url, app, receiver, again, code)
+    assert (second["sub"], second["auth_time"], second["amr"]) == (first["sub"], first["auth_time"], first["amr"])
 
 
 def test_chromium_sms_second_factor_with_resend(fresh_browser, public, public_url, admin, tenant, app, receiver,
@@ -636,10 +649,33 @@ def test_forms_without_the_csrf_token_or_from_another_browser_get_403(public_url
             assert refused.status_code == 403 and 'id="error-message"' in refused.text, refused.text
             assert_protected(refused)
             assert "tessera_session" not in refused.headers.get("Set-Cookie", "")
-        # Nothing changed: the genuine form still signs in.
+        # Nothing changed: the genuine form still signs in, once.
         before = len(receiver.received)
         post_form(http, page, "password-form", **credentials)
         assert query(receiver.wait(before))["state"] == auth.state
+        replayed = post_form(http, page, "password-form", **credentials)
+        assert replayed.status_code == 400 and 'id="error-message"' in replayed.text
+        assert len(receiver.received) == before + 1
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ({"scope": "openid admin"}, "invalid_scope"),
+    ({"code_challenge_method": "plain"}, "invalid_request"),
+    ({"code_challenge": None}, "invalid_request"),
+    ({"response_type": "token"}, "unsupported_response_type"),
+    ({"prompt": "none"}, "login_required"),
+])
+def test_errors_after_the_redirect_uri_is_trusted_come_back_with_state_and_iss(public_url, app, receiver, change,
+                                                                               error):
+    state = "st ä/&=" + secrets.token_hex(4)
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    params = {**query(auth.url), "state": state, **change}
+    url = f"{public_url}/oauth2/authorize?" + urlencode({k: v for k, v in params.items() if v is not None})
+    answer = requests.get(url, allow_redirects=False, timeout=TIMEOUT)
+    assert answer.status_code in (302, 303) and answer.headers["Location"].startswith(receiver.redirect_uri + "?")
+    returned = query(answer.headers["Location"])
+    assert returned["error"] == error and returned["error_description"], returned
+    assert (returned["state"], returned["iss"]) == (state, public_url) and "code" not in returned
 
 
 # Failures found in the server, kept as strict expected failures until they are fixed.
