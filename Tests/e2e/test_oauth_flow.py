@@ -645,6 +645,8 @@ def test_forms_without_the_csrf_token_or_from_another_browser_get_403(public_url
             other.post(action, data={"flow": flow, "csrf": csrf, **credentials}, allow_redirects=False,
                            timeout=TIMEOUT),
         ]
+        # Nor may it see this browser's page.
+        refusals.append(other.get(page.url, allow_redirects=False, timeout=TIMEOUT))
         for refused in refusals:
             assert refused.status_code == 403 and 'id="error-message"' in refused.text, refused.text
             assert_protected(refused)
