@@ -24,6 +24,9 @@ from support import TIMEOUT
 CHROMIUM = os.environ.get("TESSERA_E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("TESSERA_E2E_CHROMEDRIVER", "/usr/bin/chromedriver")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "oauth-browser"
+# A page load and the submissions after it: three times one answer's time, since Chromium on a busy shared machine
+# can take several seconds to render, and a submission may follow redirects.
+BROWSER_TIMEOUT = 3 * TIMEOUT
 
 
 class Browser:
@@ -37,7 +40,7 @@ class Browser:
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-        self.driver.set_page_load_timeout(TIMEOUT)
+        self.driver.set_page_load_timeout(BROWSER_TIMEOUT)
         self.driver.execute_cdp_cmd("Network.enable", {})
         self.console: list[dict] = []
         self.screenshots = screenshots
@@ -81,7 +84,7 @@ class Browser:
         """Clicks the button and waits until the next document has loaded (the form's POST, and any redirects)."""
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.element(button_id).click()
-        wait = WebDriverWait(self.driver, TIMEOUT)
+        wait = WebDriverWait(self.driver, BROWSER_TIMEOUT)
         wait.until(lambda _: self._gone(page))
         wait.until(lambda driver: driver.execute_script("return document.readyState") == "complete")
 

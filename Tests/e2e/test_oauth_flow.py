@@ -39,7 +39,7 @@ from authlib.jose import JsonWebKey, JsonWebToken
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser import Browser
+from browser import BROWSER_TIMEOUT, Browser
 from identity import call, unique_email
 from loopback import Forms, LoopbackReceiver, query
 from receiver import Mailbox, sms_code
@@ -388,7 +388,7 @@ def landed(browser: Browser, receiver: LoopbackReceiver, before: int, auth: Auth
            screenshot: str) -> str:
     """The code the browser brought to the loopback receiver (with the request's state and the issuer), after
     the landing page is saved."""
-    redirect = receiver.wait(before)
+    redirect = receiver.wait(before, timeout=BROWSER_TIMEOUT)
     assert browser.url == redirect and browser.has("landed"), browser.url
     browser.screenshot(screenshot)
     params = query(redirect)
@@ -520,7 +520,7 @@ def test_chromium_shows_the_400_page_for_an_unknown_client(fresh_browser, public
     # The console check of `fresh_browser` sees violations: an inline style is one under the pages' policy.
     assert browser.csp_violations() == []
     browser.driver.execute_script("document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')")
-    WebDriverWait(browser.driver, TIMEOUT).until(lambda _: browser.csp_violations())
+    WebDriverWait(browser.driver, BROWSER_TIMEOUT).until(lambda _: browser.csp_violations())
     assert "style-src 'self'" in browser.csp_violations()[0]
     browser.forget_console()
 
@@ -555,7 +555,7 @@ def test_the_cli_example_of_the_docs_signs_in(fresh_browser, public_url, admin, 
     process = subprocess.Popen([sys.executable, str(program)], env=environment, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + BROWSER_TIMEOUT
         while not url_file.exists():
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "the example did not open the browser"
@@ -570,7 +570,7 @@ def test_the_cli_example_of_the_docs_signs_in(fresh_browser, public_url, admin, 
         browser.submit("sign-in")
         assert "Signed in. You can close this window." in browser.driver.page_source
         browser.screenshot("landing page of the cli example")
-        output, errors = process.communicate(timeout=TIMEOUT)
+        output, errors = process.communicate(timeout=BROWSER_TIMEOUT)
     finally:
         if process.poll() is None:
             process.kill()
