@@ -680,12 +680,6 @@ def test_errors_after_the_redirect_uri_is_trusted_come_back_with_state_and_iss(p
     assert (returned["state"], returned["iss"]) == (state, public_url) and "code" not in returned
 
 
-# Failures found in the server, kept as strict expected failures until they are fixed.
-
-@pytest.mark.xfail(strict=True, reason=(
-    "SERVER BUG: the SMS code page says 'Enter the 6-digit code we sent by SMS to SMS to +*******1234.': "
-    "LoginForms.secondFactor puts LoginForms.describe(enrollment), which already starts with 'SMS to', after "
-    "'we sent by SMS to'"))
 def test_the_sms_code_page_names_the_number_once(public, public_url, admin, tenant, app, receiver, smsbox):
     email = new_user(admin, tenant, "sms-text")
     number = enrol_sms(public, smsbox, email, tenant)
