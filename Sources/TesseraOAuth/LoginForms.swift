@@ -48,9 +48,10 @@ struct LoginForms {
     /// The code of the chosen second factor; for SMS, a resend control; with several factors, a way back.
     func secondFactor(_ enrollment: MfaEnrollment?, canChooseAnother: Bool, errors: FormErrors) -> String {
         let isPhone = enrollment.map(Self.isPhone) ?? false
+        let number = enrollment?.factorInfo["phoneInfo"]?.stringValue ?? "your phone"
         let lead =
             isPhone
-            ? "Enter the 6-digit code we sent by SMS to \(enrollment.map(Self.describe) ?? "your phone")."
+            ? "Enter the 6-digit code we sent by SMS to \(number)."
             : "Enter the 6-digit code your authenticator app shows."
         var content = LoginPageLayout.alert(errors.general) + #"<p id="instructions">\#(HTML.escape(lead))</p>"#
         content += codeForm(errors: errors)

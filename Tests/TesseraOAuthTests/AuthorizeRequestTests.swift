@@ -8,7 +8,7 @@ import Testing
 @Suite("Authorization requests")
 struct AuthorizeRequestTests {
     /// The parameters of a valid request of `clientID`.
-    static func valid(_ clientID: String, pkce: PKCE, redirectURI: String = LoginHarness.redirectURI)
+    static func valid(_ clientID: String, pkce: PKCEPair, redirectURI: String = LoginHarness.redirectURI)
         -> [(String, String)]
     {
         [
@@ -29,7 +29,7 @@ struct AuthorizeRequestTests {
     func errorPages() async throws {
         try await LoginHarness.run { harness in
             let client = try await harness.client(tenantID: nil)
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             let valid = Self.valid(client, pkce: pkce)
             let cases: [[(String, String)]] = [
                 Self.with(valid, "client_id", nil),
@@ -56,7 +56,7 @@ struct AuthorizeRequestTests {
     func redirectedErrors() async throws {
         try await LoginHarness.run { harness in
             let client = try await harness.client(tenantID: nil)
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             let valid = Self.valid(client, pkce: pkce)
             let cases: [([(String, String)], String)] = [
                 (Self.with(valid, "response_type", "token"), "unsupported_response_type"),
@@ -90,7 +90,7 @@ struct AuthorizeRequestTests {
         try await LoginHarness.run { harness in
             let client = try await harness.client(
                 tenantID: nil, redirectURIs: ["http://127.0.0.1/callback", "https://app.example.com/cb?x=1"])
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             var browser = harness.browser()
             let port = "http://127.0.0.1:49152/callback"
             let parameters = Self.with(Self.valid(client, pkce: pkce, redirectURI: port), "response_type", "token")
@@ -106,7 +106,7 @@ struct AuthorizeRequestTests {
     @Test("a client without the authorization_code grant is unauthorized_client; no scope takes the defaults")
     func grantAndScopes() async throws {
         try await LoginHarness.run { harness in
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             let noCode = try await harness.client(tenantID: nil, grantTypes: "refresh_token")
             var browser = harness.browser()
             var redirect = try ClientRedirect(
@@ -130,7 +130,7 @@ struct AuthorizeRequestTests {
             let tenant = try await harness.tenant(["disableAuth": true])
             let client = try await harness.client(tenantID: tenant)
             var browser = harness.browser()
-            let parameters = Self.with(Self.valid(client, pkce: try PKCE()), "state", nil)
+            let parameters = Self.with(Self.valid(client, pkce: try PKCEPair()), "state", nil)
             let redirect = try ClientRedirect(try await browser.authorize(parameters), to: LoginHarness.redirectURI)
             #expect(redirect.query["error"] == "access_denied")
             #expect(redirect.query["state"] == nil)

@@ -153,13 +153,13 @@ struct LoginHarness {
 }
 
 /// A PKCE verifier and its S256 challenge.
-struct PKCE {
+struct PKCEPair {
     let verifier: String
     let challenge: String
 
     init() throws {
         verifier = try SecureRandom.token(byteCount: 32)
-        challenge = Base64URL.encode(try Digest.sha256(verifier))
+        challenge = try PKCE.challenge(of: verifier)
     }
 }
 

@@ -14,7 +14,7 @@ struct PasswordLoginTests {
         try await LoginHarness.run { harness in
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             var browser = harness.browser()
             var parameters = AuthorizeRequestTests.valid(client, pkce: pkce)
             parameters += [("nonce", "n-0S6"), ("login_hint", user.email)]
@@ -56,7 +56,7 @@ struct PasswordLoginTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             let wrong = try await browser.submit(
                 page, form: "password-form", [("email", user.email), ("password", "not the password")])
             let unknown = try await browser.submit(
@@ -86,7 +86,7 @@ struct PasswordLoginTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            var page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            var page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             for _ in 0..<11 {
                 page = try await browser.submit(
                     page, form: "password-form", [("email", user.email), ("password", "not the password")])
@@ -103,7 +103,7 @@ struct PasswordLoginTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             let form = try #require(Page(page).form("password-form"))
             let flow = try #require(form.hidden.first { $0.0 == "flow" }?.1)
             let credentials = [("email", user.email), ("password", LoginHarness.password)]
@@ -112,7 +112,7 @@ struct PasswordLoginTests {
                 .post, form.action, form: [("flow", flow), ("csrf", "AAAA")] + credentials)
             var other = harness.browser()
             let foreign = try await other.send(.post, form.action, form: form.hidden + credentials)
-            _ = try await other.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            _ = try await other.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             let otherCookie = try await other.send(.post, form.action, form: form.hidden + credentials)
             for response in [missing, wrong, foreign, otherCookie] {
                 #expect(response.status.code == 403)
@@ -137,14 +137,14 @@ struct PasswordLoginTests {
             let user = try await harness.user(tenantID: nil)
             let credentials = [("email", user.email), ("password", LoginHarness.password)]
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             _ = try await browser.submit(page, form: "password-form", credentials)
             let again = try await browser.submit(page, form: "password-form", credentials)
             #expect(again.status.code == 400)
             #expect(Page(again).text(of: "error-message")?.contains("already complete") == true)
 
             var late = harness.browser()
-            let latePage = try await late.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let latePage = try await late.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             harness.clock.advance(by: 601)
             let expired = try await late.submit(latePage, form: "password-form", credentials)
             #expect(expired.status.code == 400)
@@ -161,20 +161,20 @@ struct PasswordLoginTests {
             let other = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             _ = try await browser.submit(
                 page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
-            let sso = try await browser.authorize(AuthorizeRequestTests.valid(other, pkce: try PKCE()))
+            let sso = try await browser.authorize(AuthorizeRequestTests.valid(other, pkce: try PKCEPair()))
             #expect(sso.status.code == 302)
             let redirect = try ClientRedirect(sso, to: LoginHarness.redirectURI)
             #expect(redirect.query["code"] != nil)
             #expect(redirect.query["state"] == "st&te 1")
             #expect(redirect.query["iss"] == CoreHarness.issuer)
             let silent = try await browser.authorize(
-                AuthorizeRequestTests.valid(other, pkce: try PKCE()) + [("prompt", "none")])
+                AuthorizeRequestTests.valid(other, pkce: try PKCEPair()) + [("prompt", "none")])
             #expect(try ClientRedirect(silent, to: LoginHarness.redirectURI).query["code"] != nil)
             let forced = try await browser.authorize(
-                AuthorizeRequestTests.valid(other, pkce: try PKCE()) + [("prompt", "login")])
+                AuthorizeRequestTests.valid(other, pkce: try PKCEPair()) + [("prompt", "login")])
             #expect(Page(forced).form("password-form") != nil)
         }
     }
@@ -186,12 +186,12 @@ struct PasswordLoginTests {
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
             let signIn = { (browser: inout Browser) in
-                let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+                let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
                 _ = try await browser.submit(
                     page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
             }
             let ssoWorks = { (browser: inout Browser) -> Bool in
-                let response = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+                let response = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
                 return response.status.code == 302 && response.headers["Location"]?.contains("code=") == true
             }
             try await signIn(&browser)
@@ -220,18 +220,18 @@ struct PasswordLoginTests {
             let projectUser = try await harness.user(tenantID: nil)
             let tenantUser = try await harness.user(tenantID: tenant)
             var browser = harness.browser()
-            var page = try await browser.authorize(AuthorizeRequestTests.valid(tenantClient, pkce: try PKCE()))
+            var page = try await browser.authorize(AuthorizeRequestTests.valid(tenantClient, pkce: try PKCEPair()))
             let refused = try await browser.submit(
                 page, form: "password-form", [("email", projectUser.email), ("password", LoginHarness.password)])
             #expect(refused.status.code == 401)
             let done = try await browser.submit(
                 refused, form: "password-form", [("email", tenantUser.email), ("password", LoginHarness.password)])
             #expect(done.headers["Location"]?.contains("code=") == true)
-            page = try await browser.authorize(AuthorizeRequestTests.valid(projectClient, pkce: try PKCE()))
+            page = try await browser.authorize(AuthorizeRequestTests.valid(projectClient, pkce: try PKCEPair()))
             #expect(page.status.code == 200)
             #expect(Page(page).form("password-form") != nil)
             let silent = try await browser.authorize(
-                AuthorizeRequestTests.valid(projectClient, pkce: try PKCE()) + [("prompt", "none")])
+                AuthorizeRequestTests.valid(projectClient, pkce: try PKCEPair()) + [("prompt", "none")])
             #expect(try ClientRedirect(silent, to: LoginHarness.redirectURI).query["error"] == "login_required")
         }
     }

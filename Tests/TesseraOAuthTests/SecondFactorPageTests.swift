@@ -14,9 +14,9 @@ import Testing
 struct SecondFactorPageTests {
     /// Signs in with the password on a new flow of `client`; returns the page that follows.
     static func passwordStep(
-        _ browser: inout Browser, client: String, email: String, pkce: PKCE? = nil
+        _ browser: inout Browser, client: String, email: String, pkce: PKCEPair? = nil
     ) async throws -> HTTPResponse {
-        let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try pkce ?? PKCE()))
+        let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try pkce ?? PKCEPair()))
         return try await browser.submit(
             page, form: "password-form", [("email", email), ("password", LoginHarness.password)])
     }
@@ -58,7 +58,7 @@ struct SecondFactorPageTests {
             #expect(factor == "totp")
             #expect(enrollment != nil)
             // The session passed a second factor: SSO skips it.
-            let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             #expect(sso.status.code == 302)
             #expect(try await Self.grant(harness, sso).0 == "totp")
         }
@@ -74,7 +74,7 @@ struct SecondFactorPageTests {
             try await harness.enrollPhone(user.email, number: number, tenantID: tenant)
             let before = harness.sms.sent.count
             var browser = harness.browser()
-            let submitted = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let submitted = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             let redirect = try await browser.send(
                 .post, "/oauth2/login/password",
                 form: try #require(Page(submitted).form("password-form")).hidden + [
@@ -171,16 +171,16 @@ struct SecondFactorPageTests {
             let secret = try await harness.enrollTOTP(user.email, tenantID: tenant)
             // Enrolling did not revoke the session, but it never passed a second factor.
             let silent = try await browser.authorize(
-                AuthorizeRequestTests.valid(client, pkce: try PKCE()) + [("prompt", "none")])
+                AuthorizeRequestTests.valid(client, pkce: try PKCEPair()) + [("prompt", "none")])
             #expect(try ClientRedirect(silent, to: LoginHarness.redirectURI).query["error"] == "login_required")
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             #expect(Page(page).form("password-form") == nil)
             #expect(Page(page).form("code-form") != nil)
             let done = try await browser.submit(page, form: "code-form", [("code", try harness.totp(secret))])
             #expect(try await Self.grant(harness, done).0 == "totp")
             let sessions = browser.setCookies.filter { $0.hasPrefix("__Host-tessera_session=") }
             #expect(sessions.count == 1)
-            let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             #expect(sso.status.code == 302)
             #expect(try await Self.grant(harness, sso).0 == "totp")
         }

@@ -27,7 +27,7 @@ struct SecurityHeaderTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let pkce = try PKCE()
+            let pkce = try PKCEPair()
             let port = "http://127.0.0.1:50123/callback"
             let first = try await browser.send(
                 .get,
@@ -68,7 +68,7 @@ struct SecurityHeaderTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             _ = try await browser.submit(
                 page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
             let browserCookie = try #require(browser.setCookies.first { $0.hasPrefix("__Host-tessera_browser=") })
@@ -90,7 +90,7 @@ struct SecurityHeaderTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCE()))
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             let done = try await browser.submit(
                 page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
             #expect(try ClientRedirect(done, to: LoginHarness.redirectURI).query["iss"] == "http://127.0.0.1:8080")
