@@ -55,26 +55,67 @@ struct AuthorizeEndpoint: Sendable {
         _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest, config: EffectiveConfig,
         redirect: (AuthorizationError) -> HTTPResponse
     ) async throws -> HTTPResponse {
-        let loginRequired = AuthorizationError("login_required", "The user must sign in.")
-        var upgrading: (hash: [UInt8], outcome: SignInOutcome)?
-        if !authorization.prompt.contains("login"), let (hash, family) = try await session(pool, request),
-            family.tenantID == authorization.tenantID
-        {
-            let satisfied =
-                if family.secondFactor != nil { true } else {
-                    !(try await context.router.requiresSecondFactor(pool, userID: family.userID, config: config))
-                }
-            if satisfied {
-                return try await LoginCompletion(context: context).issue(pool, authorization, family: family)
+        var upgrading: Upgrade?
+        if let live = try await liveSession(pool, request, authorization) {
+            if try await needsNoFurtherFactor(pool, live.family, config: config) {
+                return try await LoginCompletion(context: context).issue(pool, authorization, family: live.family)
             }
-            if authorization.prompt.contains("none") { return redirect(loginRequired) }
-            if let user = try await UserStore.find(pool, id: family.userID, tenantID: family.tenantID) {
-                let outcome = try await context.router.completeFirstFactor(
-                    pool, user: user, provider: family.provider, config: config)
-                upgrading = (hash, outcome)
+            if !authorization.prompt.contains("none") {
+                upgrading = try await upgrade(pool, live, config: config)
             }
         }
-        if authorization.prompt.contains("none") { return redirect(loginRequired) }
+        if authorization.prompt.contains("none") {
+            return redirect(AuthorizationError("login_required", "The user must sign in."))
+        }
+        return try await startFlow(pool, request, authorization, upgrading: upgrading)
+    }
+
+    /// A browser session that passed its first factor, and the sign-in the flow continues from it.
+    private struct Upgrade {
+        let hash: [UInt8]
+        let outcome: SignInOutcome
+    }
+
+    /// The browser's live session when this request may use it: not `prompt=login`, and of the client's tenant.
+    private func liveSession(
+        _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest
+    ) async throws -> (hash: [UInt8], family: SignInFamily)? {
+        guard !authorization.prompt.contains("login") else { return nil }
+        guard let found = try await session(pool, request), found.1.tenantID == authorization.tenantID else {
+            return nil
+        }
+        return (found.0, found.1)
+    }
+
+    /// Whether the session's sign-in is enough: it passed a second factor, or its user needs none.
+    private func needsNoFurtherFactor(
+        _ pool: PostgresPool, _ family: SignInFamily, config: EffectiveConfig
+    ) async throws -> Bool {
+        guard family.secondFactor == nil else { return true }
+        let required = try await context.router.requiresSecondFactor(pool, userID: family.userID, config: config)
+        return !required
+    }
+
+    /// The second-factor challenge (or enrolment) for the session's user, who passed the first factor already.
+    private func upgrade(
+        _ pool: PostgresPool, _ live: (hash: [UInt8], family: SignInFamily), config: EffectiveConfig
+    ) async throws -> Upgrade? {
+        guard let user = try await UserStore.find(pool, id: live.family.userID, tenantID: live.family.tenantID) else {
+            return nil
+        }
+        let outcome = try await context.router.completeFirstFactor(
+            pool, user: user, provider: live.family.provider, config: config)
+        return Upgrade(hash: live.hash, outcome: outcome)
+    }
+
+    /// Stores a login flow for this browser and answers its first page (or the upgrade's next step).
+    ///
+    /// Not optimized: Swift 6.3's optimizer crashes (signal 11 while splitting this coroutine) on it in release
+    /// builds. It runs once per sign-in, not on the SSO path.
+    @_optimize(none)
+    private func startFlow(
+        _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest, upgrading: Upgrade?
+    ) async throws -> HTTPResponse {
         let existing = request.cookie(named: context.cookies.browserName).flatMap { $0.isEmpty ? nil : $0 }
         let browserSecret = try existing ?? SecureRandom.token()
         let flowID = try SecretDigest.make()
@@ -87,12 +128,12 @@ struct AuthorizeEndpoint: Sendable {
             flow: flow, flowID: flowID.secret,
             forms: LoginForms(
                 flowID: flowID.secret, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID.secret)))
-        var response =
-            if let upgrading {
-                try await LoginCompletion(context: context).advance(pool, opened, outcome: upgrading.outcome)
-            } else {
-                context.nextPage(opened)
-            }
+        var response: HTTPResponse
+        if let upgrading {
+            response = try await LoginCompletion(context: context).advance(pool, opened, outcome: upgrading.outcome)
+        } else {
+            response = context.nextPage(opened)
+        }
         if existing == nil { try response.setCookie(context.cookies.browser(browserSecret)) }
         return response
     }

@@ -11,6 +11,10 @@ struct EnrollmentStep: Sendable {
     let context: LoginContext
 
     /// `POST /oauth2/login/enroll` with `factor` (`totp` or `phone`) and, for a phone, `phoneNumber`.
+    ///
+    /// Not optimized: Swift 6.3's optimizer crashes (signal 11 while splitting this coroutine) on it in release
+    /// builds. It runs once per enrolment.
+    @_optimize(none)
     func start(
         _ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm, client: String?
     ) async throws -> HTTPResponse {
@@ -20,19 +24,10 @@ struct EnrollmentStep: Sendable {
         }
         let renderer = LoginPageRenderer(context: context)
         let phoneNumber = Self.compact(form["phoneNumber"] ?? "")
-        switch form["factor"] {
-        case "totp":
-            break
-        case "phone":
-            guard !phoneNumber.isEmpty else {
-                return try await renderer.render(
-                    pool, opened, errors: .field("phoneNumber", "Enter your phone number."), status: .badRequest)
-            }
-        default:
-            return try await renderer.render(
-                pool, opened, errors: .general("Choose a method."), status: .badRequest)
+        let factor = form["factor"] ?? ""
+        if let problem = Self.problem(factor: factor, phoneNumber: phoneNumber) {
+            return try await renderer.render(pool, opened, errors: problem, status: .badRequest)
         }
-        let factor = form["factor"] == "phone" ? "phone" : "totp"
         do {
             try await begin(&opened, factor: factor, phoneNumber: phoneNumber, client: client)
         } catch let error as AuthError {
@@ -44,6 +39,15 @@ struct EnrollmentStep: Sendable {
         }
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
+    }
+
+    /// What is wrong with the enrolment form, if anything: an unknown `factor`, or a phone without a number.
+    private static func problem(factor: String, phoneNumber: String) -> FormErrors? {
+        switch factor {
+        case "totp": nil
+        case "phone": phoneNumber.isEmpty ? .field("phoneNumber", "Enter your phone number.") : nil
+        default: .general("Choose a method.")
+        }
     }
 
     /// `POST /oauth2/login/resend` while a phone is being enrolled: a new code to the same number.
