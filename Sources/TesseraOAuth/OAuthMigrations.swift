@@ -9,7 +9,7 @@ public import TesseraPostgres
 /// Token families (core) gain their foreign key to `oauth_clients`, so deleting a client (or its tenant) deletes
 /// its tokens.
 ///
-/// Version 3 adds the state of the login pages (docs/login-pages.md):
+/// Version 2 adds the state of the login pages (docs/login-pages.md):
 /// - `oauth_login_flows`: one authorization request while the user signs in, keyed by the SHA-256 of its flow id
 ///   and bound to the browser by the SHA-256 of its browser cookie; credentials of an unfinished sign-in are
 ///   sealed under the master key;
@@ -19,7 +19,7 @@ public enum OAuthMigrations {
     /// The migrations of module `oauth`, in order.
     public static let all: [Migration] = [
         Migration(module: "oauth", version: 1, name: "clients_and_codes", sql: clientsAndCodes),
-        Migration(module: "oauth", version: 3, name: "login_flows_and_browser_sessions", sql: loginFlows),
+        Migration(module: "oauth", version: 2, name: "login_flows_and_browser_sessions", sql: loginFlows),
     ]
 
     private static let loginFlows = """
