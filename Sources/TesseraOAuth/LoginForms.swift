@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraHTTP
 import TesseraJSON
 
 /// The forms of the login pages, one per step. Field names are the stable ones of API §6 (`email`, `password`,

@@ -1,3 +1,5 @@
+import TesseraHTTP
+
 /// The frame of every login page: language, title, the stylesheet, one `<main>` with one `<h1>`. Works without
 /// the stylesheet; runs no script.
 enum LoginPageLayout {

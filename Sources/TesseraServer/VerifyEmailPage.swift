@@ -13,13 +13,13 @@ struct VerifyEmailPage: Sendable {
         guard let code = query["oobCode"], !code.isEmpty else {
             return page(status: .badRequest, title: "Invalid link", message: "This verification link is incomplete.")
         }
-        let tenantField = query["tenantId"].map { #"<input type="hidden" name="tenantId" value="\#(escape($0))">"# } ?? ""
+        let tenantField = query["tenantId"].map { #"<input type="hidden" name="tenantId" value="\#(HTML.escape($0))">"# } ?? ""
         return page(
             status: .ok, title: "Verify your e-mail address",
             message: "Confirm that this e-mail address belongs to you.",
             form: """
                 <form method="post" action="/verify-email">
-                <input type="hidden" name="oobCode" value="\(escape(code))">\(tenantField)
+                <input type="hidden" name="oobCode" value="\(HTML.escape(code))">\(tenantField)
                 <button type="submit">Verify my e-mail address</button>
                 </form>
                 """)
@@ -34,7 +34,7 @@ struct VerifyEmailPage: Sendable {
             let confirmed = try await accounts.confirmEmail(oobCode: code, tenantID: form["tenantId"])
             return page(
                 status: .ok, title: "E-mail address verified",
-                message: "\(escape(confirmed.email)) is verified. You can close this page.")
+                message: "\(HTML.escape(confirmed.email)) is verified. You can close this page.")
         } catch let error as AuthError where error.reason == .sessionExpired {
             return page(status: .badRequest, title: "Link expired", message: "Ask the application for a new link.")
         } catch is AuthError {
@@ -62,21 +62,5 @@ struct VerifyEmailPage: Sendable {
         response.headers.add(name: "Referrer-Policy", value: "no-referrer")
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
-    }
-
-    /// `text` safe inside HTML text and double-quoted attributes.
-    private func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,7 +1,7 @@
-/// Escaping for the login pages' HTML.
-enum HTML {
+/// Escaping for the HTML pages the server renders (the login pages, the e-mail verification page).
+public enum HTML {
     /// `text` safe inside HTML text and double- or single-quoted attribute values.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text {
