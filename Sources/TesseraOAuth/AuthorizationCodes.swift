@@ -14,13 +14,13 @@ public enum AuthorizationCodes {
         try await db.query(
             """
             INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, scope, nonce,
-                auth_time, sign_in_provider, second_factor, second_factor_id, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                auth_time, sign_in_provider, second_factor, second_factor_id, expires_at, sign_in_family_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
             """,
             [
                 code.digest, grant.clientID, grant.userID, grant.redirectURI, grant.codeChallenge, grant.scope,
                 grant.nonce, grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID,
-                now.addingTimeInterval(lifetime),
+                now.addingTimeInterval(lifetime), grant.signInFamilyID,
             ])
         return code.secret
     }

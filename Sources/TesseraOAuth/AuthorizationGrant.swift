@@ -22,11 +22,14 @@ public struct AuthorizationGrant: Sendable, Equatable {
     public var secondFactor: String?
     /// The enrolment id of that second factor.
     public var secondFactorID: String?
+    /// The token family of the sign-in the code comes from (the browser session's). Revoking it
+    /// (`users.revokeTokens`, a password change, an MFA withdraw) voids the code.
+    public var signInFamilyID: String?
 
     /// A grant with every member given.
     public init(
         clientID: String, userID: String, redirectURI: String, codeChallenge: String, scope: String, nonce: String?,
-        authTime: Date, provider: String, secondFactor: String?, secondFactorID: String?
+        authTime: Date, provider: String, secondFactor: String?, secondFactorID: String?, signInFamilyID: String? = nil
     ) {
         self.clientID = clientID
         self.userID = userID
@@ -38,6 +41,7 @@ public struct AuthorizationGrant: Sendable, Equatable {
         self.provider = provider
         self.secondFactor = secondFactor
         self.secondFactorID = secondFactorID
+        self.signInFamilyID = signInFamilyID
     }
 
     /// The `amr` claim (RFC 8176) of tokens issued from this grant.

@@ -93,7 +93,7 @@ struct LoginCompletion: Sendable {
             clientID: request.clientID, userID: family.userID, redirectURI: request.redirectURI,
             codeChallenge: request.codeChallenge, scope: request.scope, nonce: request.nonce,
             authTime: family.authTime, provider: family.provider, secondFactor: family.secondFactor,
-            secondFactorID: family.secondFactorID)
+            secondFactorID: family.secondFactorID, signInFamilyID: family.familyID)
     }
 
     private func log(_ request: AuthorizationRequest, family: SignInFamily, sso: Bool) {

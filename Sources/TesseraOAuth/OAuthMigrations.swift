@@ -15,12 +15,22 @@ public import TesseraPostgres
 ///   sealed under the master key;
 /// - `oauth_browser_sessions`: signed-in browsers (SSO), keyed by the SHA-256 of the session cookie, each resting
 ///   on a token family, so revoking the user's tokens ends the session too.
+///
+/// Version 3 lets a code name the token family of its sign-in (`sign_in_family_id`), so revoking the sign-in
+/// voids its unredeemed codes.
 public enum OAuthMigrations {
     /// The migrations of module `oauth`, in order.
     public static let all: [Migration] = [
         Migration(module: "oauth", version: 1, name: "clients_and_codes", sql: clientsAndCodes),
         Migration(module: "oauth", version: 2, name: "login_flows_and_browser_sessions", sql: loginFlows),
+        Migration(module: "oauth", version: 3, name: "codes_name_their_sign_in", sql: codesNameTheirSignIn),
     ]
+
+    /// A code remembers the token family of the sign-in it was issued from, so revoking that sign-in voids the
+    /// codes it has not redeemed yet.
+    private static let codesNameTheirSignIn = """
+        ALTER TABLE oauth_codes ADD COLUMN sign_in_family_id text REFERENCES token_families ON DELETE CASCADE;
+        """
 
     private static let loginFlows = """
         CREATE TABLE oauth_login_flows (

@@ -10,8 +10,9 @@ extension TokenEndpoint {
     /// family and its first refresh token and returns the user.
     ///
     /// The code is spent whatever is wrong with it (another client, redirect URI or verifier, expired, user gone
-    /// or disabled), unless the client failed to authenticate or may not use the grant. A code that was already
-    /// spent is a replay: the family issued from it is revoked (a second round trip, on that path only).
+    /// or disabled, its sign-in revoked), unless the client failed to authenticate or may not use the grant. A code
+    /// that was already spent is a replay: the family issued from it is revoked (a second round trip, on that path
+    /// only).
     func redeemCode(_ form: OAuthForm, credentials: ClientCredentials) async throws -> HTTPResponse {
         let code = try form.required("code")
         let redirectURI = try form.required("redirect_uri")
@@ -79,11 +80,13 @@ extension TokenEndpoint {
                     AND o.expires_at > $5
                     AND EXISTS (SELECT 1 FROM users u WHERE u.user_id = o.user_id AND NOT u.disabled
                         AND u.tenant_id IS NOT DISTINCT FROM c.tenant_id)
+                    AND NOT EXISTS (SELECT 1 FROM token_families sf
+                        WHERE sf.family_id = o.sign_in_family_id AND sf.revoked_at IS NOT NULL)
                 THEN $6 END
             FROM client c
             WHERE o.code_hash = $1 AND o.used_at IS NULL
             RETURNING o.client_id, o.redirect_uri, o.code_challenge, o.expires_at, o.user_id, o.scope, o.nonce,
-                o.auth_time, o.sign_in_provider, o.second_factor, o.second_factor_id, o.family_id
+                o.auth_time, o.sign_in_provider, o.second_factor, o.second_factor_id, o.family_id, o.sign_in_family_id
         ), family AS (
             INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
                 second_factor_id, created_at, client_id, scope)
@@ -100,7 +103,9 @@ extension TokenEndpoint {
         SELECT s.client_id, s.redirect_uri, s.code_challenge, s.expires_at, s.user_id, s.scope, s.nonce,
             s.auth_time, s.sign_in_provider, s.second_factor, s.family_id, u.user_id IS NOT NULL, u.tenant_id,
             u.email, coalesce(u.email_verified, false), u.phone_number, u.display_name, coalesce(u.disabled, false),
-            EXISTS (SELECT 1 FROM refresh)
+            EXISTS (SELECT 1 FROM refresh),
+            EXISTS (SELECT 1 FROM token_families sf
+                WHERE sf.family_id = s.sign_in_family_id AND sf.revoked_at IS NOT NULL)
         FROM spent s LEFT JOIN users u ON u.user_id = s.user_id
         """
 }
@@ -127,6 +132,7 @@ private struct SpentCode {
     let displayName: String?
     let disabled: Bool
     let issuedRefreshToken: Bool
+    let signInRevoked: Bool
 
     init(row: PostgresRow) throws {
         clientID = try row.decode(String.self, at: 0)
@@ -148,6 +154,7 @@ private struct SpentCode {
         displayName = try row.decode(String?.self, at: 16)
         disabled = try row.decode(Bool.self, at: 17)
         issuedRefreshToken = try row.decode(Bool.self, at: 18)
+        signInRevoked = try row.decode(Bool.self, at: 19)
     }
 
     /// Why the statement refused to issue tokens for this code.
@@ -159,6 +166,7 @@ private struct SpentCode {
         if !userExists { return "the user no longer exists" }
         if disabled { return "the user account has been disabled" }
         if self.tenantID != tenantID { return "the user belongs to another tenant than the client" }
+        if signInRevoked { return "the sign-in the code was issued from has been revoked" }
         return "the authorization code is invalid"
     }
 }

@@ -4,6 +4,7 @@ import TesseraCrypto
 import TesseraHTTP
 import TesseraJSON
 import TesseraOAuth
+import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
@@ -211,6 +212,29 @@ import Testing
             let answer = await oauth.redeem(code, client: client)
             #expect(answer.error == "invalid_grant")
             #expect(answer["error_description"]?.contains("disabled") == true)
+        }
+    }
+
+    @Test func revokingTheSignInVoidsItsUnredeemedCodes() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let signIn = "sign-in-" + UUID().uuidString
+            try await oauth.core.sql(
+                """
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
+                VALUES ($1, $2, now(), 'password', now())
+                """, [signIn, user.id])
+            let kept = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
+            #expect(await oauth.redeem(kept, client: client).status == 200)
+            let voided = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
+            let now = oauth.clock.now()
+            try await oauth.core.database.withPool { pool in
+                try await UserStore.revokeTokens(pool, userID: user.id, now: now)
+            }
+            let answer = await oauth.redeem(voided, client: client)
+            #expect(answer.error == "invalid_grant")
+            #expect(answer["error_description"]?.contains("revoked") == true)
         }
     }
 

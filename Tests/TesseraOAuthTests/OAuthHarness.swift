@@ -102,13 +102,13 @@ struct OAuthHarness {
     func code(
         for userID: String, client: Client, redirectURI: String = OAuthHarness.redirectURI,
         scope: String = "openid email profile offline_access", nonce: String? = "n-0S6_WzA2Mj",
-        secondFactor: String? = nil, verifier: String = OAuthHarness.verifier
+        secondFactor: String? = nil, verifier: String = OAuthHarness.verifier, signInFamilyID: String? = nil
     ) async throws -> String {
         let grant = AuthorizationGrant(
             clientID: client.id, userID: userID, redirectURI: redirectURI,
             codeChallenge: try PKCE.challenge(of: verifier), scope: scope, nonce: nonce,
             authTime: clock.now().addingTimeInterval(-5), provider: "password", secondFactor: secondFactor,
-            secondFactorID: secondFactor.map { _ in "enrollment-1" })
+            secondFactorID: secondFactor.map { _ in "enrollment-1" }, signInFamilyID: signInFamilyID)
         let now = clock.now()
         return try await core.database.withPool { pool in try await AuthorizationCodes.issue(pool, grant, now: now) }
     }
