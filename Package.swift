@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "tessera", targets: ["tessera"]),
         .library(name: "TesseraLoop", targets: ["TesseraLoop"]),
         .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
+        .library(name: "TesseraCrypto", targets: ["TesseraCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -22,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TesseraLoop", package: "Tessera"),
                 .product(name: "TesseraPostgres", package: "Tessera"),
+                .product(name: "TesseraCrypto", package: "Tessera"),
             ],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),

@@ -30,9 +30,7 @@ extension MultiFactorRouter {
         _ pool: PostgresPool, user: UserRecord, provider: String, config: EffectiveConfig
     ) async throws -> SignInOutcome {
         let now = clock.now()
-        let usable = try await EnrollmentStore.all(pool, userID: user.userID).compactMap { stored in
-            registry.usableFactor(of: stored.enrollment, under: config.mfa).map { (stored.enrollment, $0) }
-        }
+        let usable = try await usableEnrollments(pool, userID: user.userID, config: config)
         guard usable.isEmpty else {
             let handle = try await PendingCredentials.create(
                 pool, userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider, now: now)
@@ -53,12 +51,19 @@ extension MultiFactorRouter {
     public func requiresSecondFactor(
         _ pool: PostgresPool, userID: String, config: EffectiveConfig
     ) async throws -> Bool {
+        let usable = try await usableEnrollments(pool, userID: userID, config: config)
+        return !usable.isEmpty || enrollmentRequired(config)
+    }
+
+    /// The user's enrolments whose factor `config` enables, each with its factor (API §4 rule 4).
+    private func usableEnrollments(
+        _ pool: PostgresPool, userID: String, config: EffectiveConfig
+    ) async throws -> [(Enrollment, any Factor)] {
         // No factor is enabled while MFA is off (rule 2), so no enrolment is usable: skip the query.
-        guard config.mfa.state != .disabled else { return false }
-        let usable = try await EnrollmentStore.all(pool, userID: userID).contains { stored in
-            registry.usableFactor(of: stored.enrollment, under: config.mfa) != nil
+        guard config.mfa.state != .disabled else { return [] }
+        return try await EnrollmentStore.all(pool, userID: userID).compactMap { stored in
+            registry.usableFactor(of: stored.enrollment, under: config.mfa).map { (stored.enrollment, $0) }
         }
-        return usable || enrollmentRequired(config)
     }
 
     /// `accounts.lookup`: the signed-in user, listing the enrolments of enabled factors only (the others are

@@ -74,18 +74,15 @@ public enum AuthorizationRequestParser {
     /// The requested scope when every token is one of the client's scopes; the client's default scopes when the
     /// request names none; else `invalid_scope`.
     static func grantedScope(_ requested: String?, client: OAuthClient) -> Result<String, AuthorizationError> {
-        let tokens = (requested ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        guard !tokens.isEmpty else {
+        let scope = Scope((requested ?? "").split(separator: " ").map(String.init))
+        guard !scope.tokens.isEmpty else {
             guard let defaults = client.defaultScopes, !defaults.isEmpty else {
                 return .failure(AuthorizationError("invalid_scope", "scope is required: the client has no default."))
             }
             return .success(defaults.joined(separator: " "))
         }
-        let allowed = Set(client.scopes)
-        guard let unknown = tokens.first(where: { !allowed.contains($0) }) else {
-            var unique: [String] = []
-            for token in tokens where !unique.contains(token) { unique.append(token) }
-            return .success(unique.joined(separator: " "))
+        guard let unknown = scope.tokens.first(where: { !client.scopes.contains($0) }) else {
+            return .success(scope.text)
         }
         return .failure(AuthorizationError("invalid_scope", "The client may not ask for the scope \(unknown)."))
     }

@@ -65,13 +65,6 @@ public struct OAuthClientSettings: Sendable, Equatable {
             accessTokenTTL: client.accessTokenTTL, refreshTokenTTL: client.refreshTokenTTL)
     }
 
-    /// Whether `token` is an RFC 6749 §3.3 scope token: one or more of `%x21 / %x23-5B / %x5D-7E` (printable ASCII
-    /// without space, `"` and `\`).
-    public static func isScopeToken(_ token: String) -> Bool {
-        !token.isEmpty
-            && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
-    }
-
     private func checkName() throws(AuthError) {
         guard Self.clientNameLengths.contains(clientName.count) else {
             throw AuthError(.invalidArgument, "client.clientName must have 1 to 128 characters")
@@ -143,7 +136,7 @@ public struct OAuthClientSettings: Sendable, Equatable {
 
     private static func checkTokens(_ tokens: [String], named name: String) throws(AuthError) {
         for (index, token) in tokens.enumerated() {
-            guard isScopeToken(token), token.count <= maximumScopeLength else {
+            guard Scope.isToken(token), token.count <= maximumScopeLength else {
                 throw AuthError(
                     .invalidArgument,
                     "\(name)[\(index)] must be a scope token of 1 to \(maximumScopeLength) printable ASCII characters "

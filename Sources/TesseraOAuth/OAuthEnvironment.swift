@@ -3,7 +3,6 @@ public import Logging
 public import TesseraCore
 public import TesseraPostgres
 import TesseraCrypto
-import TesseraJSON
 
 /// What the OAuth endpoints share: the database (every piece of state lives there), the signing keys, the
 /// issuer, the clock that dates every token and expiry, and the log.
@@ -36,7 +35,7 @@ public struct OAuthEnvironment: Sendable {
     /// The claims of `token` when it is an access token of this issuer with a valid signature that has not
     /// expired (to the second, without leeway); nil otherwise. Says nothing about revocation: that is the database's.
     func verifiedAccessToken(_ token: String) async -> AccessTokenClaims? {
-        guard let keys = try? await signingKeys.keys(including: Self.keyID(of: token)) else { return nil }
+        guard let keys = try? await signingKeys.keys(verifying: token) else { return nil }
         let verifier = JWTVerifier(keys: keys, expectedType: .accessToken)
         let now = Int64(clock.now().timeIntervalSince1970)
         // The verifier's leeway forgives other servers' clocks for `iat`; our own `exp` is exact.
@@ -55,14 +54,5 @@ public struct OAuthEnvironment: Sendable {
             return OAuthError(.temporarilyUnavailable, "the database is unavailable; try again")
         }
         return OAuthError(.serverError, "the request could not be completed")
-    }
-
-    /// The `kid` of a JWT's header when it can be read, to find keys made by another server.
-    private static func keyID(of token: String) -> String? {
-        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
-            let bytes = try? Base64URL.decode(header),
-            let json = try? JSONParser().parse(bytes)
-        else { return nil }
-        return json.objectValue?["kid"]?.stringValue
     }
 }

@@ -1,4 +1,5 @@
 import TesseraCrypto
+import TesseraHTTP
 
 /// Proof Key for Code Exchange with `S256` only (RFC 7636).
 public enum PKCE {
@@ -16,16 +17,6 @@ public enum PKCE {
     /// Whether `text` has the syntax of a verifier, and so of an S256 challenge's input.
     public static func isWellFormed(_ text: String) -> Bool {
         let utf8 = text.utf8
-        return (43...128).contains(utf8.count) && utf8.allSatisfy(isUnreserved)
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
+        return (43...128).contains(utf8.count) && utf8.allSatisfy(PercentEncoding.isUnreserved)
     }
 }

@@ -14,14 +14,17 @@ public struct Scope: Sendable, Equatable {
     public init(parsing text: String) throws(OAuthError) {
         let tokens = text.split(separator: " ").map(String.init)
         guard !tokens.isEmpty else { throw OAuthError(.invalidScope, "scope is empty") }
-        for token in tokens where !token.utf8.allSatisfy(Self.isTokenCharacter) {
+        for token in tokens where !Self.isToken(token) {
             throw OAuthError(.invalidScope, "scope token \(token.debugDescription) has a forbidden character")
         }
         self.init(tokens)
     }
 
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        byte == 0x21 || (0x23...0x5B).contains(byte) || (0x5D...0x7E).contains(byte)
+    /// Whether `token` is an RFC 6749 §3.3 scope token: one or more of `%x21 / %x23-5B / %x5D-7E` (printable ASCII
+    /// without space, `"` and `\`).
+    public static func isToken(_ token: String) -> Bool {
+        !token.isEmpty
+            && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
     /// The parameter's text: the tokens joined by single spaces.

@@ -213,10 +213,10 @@ import Testing
 
     @Test func scopeTokensAreThoseOfRFC6749() {
         for token in ["openid", "offline_access", "https://api.example.com/read", "a:b", "!", "~", "[x]"] {
-            #expect(OAuthClientSettings.isScopeToken(token), "\(token)")
+            #expect(Scope.isToken(token), "\(token)")
         }
         for token in ["", " ", "a b", "\"", "\\", "a\tb", "é", "\u{7F}"] {
-            #expect(!OAuthClientSettings.isScopeToken(token), "\(token)")
+            #expect(!Scope.isToken(token), "\(token)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import TesseraCrypto
 import TesseraLoop
 
 /// One simulated user with one keep-alive connection: signs in once through the login pages, then runs operations
@@ -33,7 +34,7 @@ final class VirtualUser: @unchecked Sendable {
         writer = HTTPRequestWriter(host: "\(target.host):\(target.port)")
         let credentials =
             FormEncoding.escape(target.confidentialClientID) + ":" + FormEncoding.escape(target.clientSecret)
-        basicAuthorization = "Authorization: Basic " + Base64.encoded(Array(credentials.utf8))
+        basicAuthorization = "Authorization: Basic " + Base64.encode(Array(credentials.utf8))
     }
 
     /// The loop this user runs on.
@@ -51,7 +52,7 @@ final class VirtualUser: @unchecked Sendable {
     /// receives a code; the session cookie stays in the jar. Returns the code's PKCE verifier and the code.
     @discardableResult
     func signIn() async throws -> (verifier: String, code: String) {
-        let (verifier, challenge) = makePKCE()
+        let (verifier, challenge) = try makePKCE()
         let state = makeState()
         var target = authorizeTarget(challenge: challenge, state: state)
         var response = try await exchange(writer.get(target, fields: cookieFields()))
@@ -98,7 +99,7 @@ final class VirtualUser: @unchecked Sendable {
     /// The native-app cycle: authorize with the session cookie (fresh state and PKCE) → code → token.
     func cycle(into latencies: inout Latencies) async throws {
         let begin = ContinuousClock.now
-        let (verifier, challenge) = makePKCE()
+        let (verifier, challenge) = try makePKCE()
         let state = makeState()
         let authorize = try await exchange(
             writer.get(authorizeTarget(challenge: challenge, state: state), fields: cookieFields()))
@@ -206,13 +207,13 @@ final class VirtualUser: @unchecked Sendable {
     }
 
     /// A fresh verifier (43 base64url characters from 32 random bytes) and its S256 challenge.
-    private func makePKCE() -> (verifier: String, challenge: String) {
-        let verifier = Base64.urlEncoded(random.bytes(32))
-        return (verifier, Base64.urlEncoded(SHA256.hash(Array(verifier.utf8))))
+    private func makePKCE() throws -> (verifier: String, challenge: String) {
+        let verifier = Base64URL.encode(random.bytes(32))
+        return (verifier, Base64URL.encode(try Digest.sha256(verifier)))
     }
 
     private func makeState() -> String {
-        Base64.urlEncoded(random.bytes(12))
+        Base64URL.encode(random.bytes(12))
     }
 
     /// A request target for `location`, which may be absolute, absolute-path or relative to `base`.

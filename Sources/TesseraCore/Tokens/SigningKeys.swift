@@ -57,13 +57,25 @@ public final class SigningKeys: Sendable {
         try await snapshot().signer
     }
 
-    /// The published keys, reloaded first when `kid` is not among them (a key made by another server).
-    public func keys(including kid: String?) async throws -> ES256KeySet {
+    /// The published keys to verify the JWT `token` with, reloaded first when the `kid` of its header is not among
+    /// them (a key made by another server).
+    public func keys(verifying token: String) async throws -> ES256KeySet {
+        let kid = Self.keyID(of: token)
         let snapshot = try await snapshot()
         guard let kid, snapshot.published.publicKey(for: kid) == nil,
             ContinuousClock.now - snapshot.loadedAt >= Self.unknownKeyReloadInterval
         else { return snapshot.published }
         return try await reload().published
+    }
+
+    /// The `kid` of a JWT's header when it can be read, to find keys made by another server; nil otherwise (the
+    /// verifier then reports what is wrong).
+    private static func keyID(of token: String) -> String? {
+        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let bytes = try? Base64URL.decode(String(header)),
+            let json = try? JSONParser().parse(bytes)
+        else { return nil }
+        return json.objectValue?["kid"]?.stringValue
     }
 
     /// The JWK Set served at `/oauth2/jwks`: the current key and every retired key still published.

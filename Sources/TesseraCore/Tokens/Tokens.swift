@@ -1,7 +1,6 @@
 public import FoundationEssentials
 import TesseraCrypto
 public import TesseraPostgres
-import TesseraJSON
 
 /// Issues and checks the tokens of the JSON-RPC API (API §3): ES256 ID tokens, and opaque refresh tokens that
 /// are stored hashed, used once, and rotate within their sign-in (`token_families`).
@@ -125,8 +124,7 @@ public final class Tokens: Sendable {
 
     /// The claims of a well-formed, correctly signed, unexpired ID token of this issuer; no database access.
     func verifiedClaims(_ idToken: String) async throws -> IDTokenClaims {
-        let kid = Self.keyID(of: idToken)
-        let verifier = JWTVerifier(keys: try await signingKeys.keys(including: kid), expectedType: .jwt)
+        let verifier = JWTVerifier(keys: try await signingKeys.keys(verifying: idToken), expectedType: .jwt)
         let claims: IDTokenClaims
         do {
             claims = try verifier.verify(
@@ -171,13 +169,4 @@ public final class Tokens: Sendable {
             [digest, familyID, now, now.addingTimeInterval(Self.refreshTokenLifetime)])
     }
 
-    /// The `kid` of a JWT's header when it can be read, to find keys made by another server; nil otherwise (the
-    /// verifier then reports what is wrong).
-    private static func keyID(of token: String) -> String? {
-        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
-            let bytes = try? Base64URL.decode(String(header)),
-            let json = try? JSONParser().parse(bytes)
-        else { return nil }
-        return json.objectValue?["kid"]?.stringValue
-    }
 }
