@@ -25,14 +25,20 @@ public struct JWTSigner: Sendable {
     /// The compact JWS of `claims` with header `typ` = `type` (`JWT` for ID tokens, `at+jwt` for RFC 9068 access
     /// tokens). `claims` must encode to a JSON object; the caller sets `iss`, `exp` and the rest.
     public func sign<Claims: Encodable>(_ claims: Claims, type: JWTType = .jwt) throws(JWTError) -> String {
+        let payload: Data
+        do { payload = try Self.encoder().encode(claims) } catch { throw .encodingFailed("claims: \(error)") }
+        return try sign(payload: Array(payload), type: type)
+    }
+
+    /// The compact JWS of `payload`, the claims already serialized as a JSON object (UTF-8), with header `typ` =
+    /// `type`. Throws `encodingFailed` when `payload` does not begin like a JSON object.
+    public func sign(payload: [UInt8], type: JWTType = .jwt) throws(JWTError) -> String {
+        guard payload.first == UInt8(ascii: "{") else { throw .encodingFailed("claims are not a JSON object") }
         let header: String
         if let cached = encodedHeaders[type] { header = cached } else {
             header = try Self.encodedHeader(type: type, kid: kid)
         }
-        let payload: Data
-        do { payload = try Self.encoder().encode(claims) } catch { throw .encodingFailed("claims: \(error)") }
-        guard payload.first == UInt8(ascii: "{") else { throw .encodingFailed("claims are not a JSON object") }
-        let signingInput = header + "." + Base64URL.encode(Array(payload))
+        let signingInput = header + "." + Base64URL.encode(payload)
         let signature: [UInt8]
         do { signature = try key.signature(for: signingInput) } catch { throw .crypto(error) }
         return signingInput + "." + Base64URL.encode(signature)

@@ -4,25 +4,28 @@ public enum HTTPCookies {
     /// wrapped in double quotes loses them, and pieces without `=` or with an empty name are skipped.
     public static func parse(_ header: String) -> [(name: String, value: String)] {
         var cookies: [(name: String, value: String)] = []
-        for piece in header.split(separator: ";", omittingEmptySubsequences: true) {
-            let pair = trimmed(piece)
-            guard let equals = pair.firstIndex(of: "=") else { continue }
+        let bytes = Array(header.utf8)
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            let pair = bytes[start..<end]
+            start = end + 1
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = trimmed(pair[..<equals])
             guard !name.isEmpty else { continue }
-            var value = trimmed(pair[pair.index(after: equals)...])
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+            var value = trimmed(pair[(equals + 1)...])
+            if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                 value = value.dropFirst().dropLast()
             }
-            cookies.append((name: String(name), value: String(value)))
+            cookies.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         }
         return cookies
     }
 
-    static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }),
-            let last = text.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return text[first...last]
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return [] }
+        return bytes[first...last]
     }
 }

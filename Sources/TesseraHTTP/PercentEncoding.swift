@@ -6,37 +6,35 @@ public enum PercentEncoding {
     public static func decode(
         _ text: some StringProtocol, plusAsSpace: Bool = false
     ) throws(PercentEncodingError) -> String {
-        let utf8 = text.utf8
+        try decode(bytes: Array(text.utf8)[...], plusAsSpace: plusAsSpace)
+    }
+
+    /// ``decode(_:plusAsSpace:)`` of UTF-8 bytes; bytes that are not UTF-8 throw
+    /// ``PercentEncodingError/invalidUTF8``.
+    static func decode(bytes utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
         let needsWork = utf8.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
-        guard needsWork else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        var offset = 0
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let first = utf8.index(after: index)
-                guard first != utf8.endIndex, let high = hexValue(utf8[first]) else {
-                    throw .invalidEscape(offset: offset)
+        var bytes = utf8
+        if needsWork {
+            var decoded: [UInt8] = []
+            decoded.reserveCapacity(utf8.count)
+            var index = utf8.startIndex
+            while index != utf8.endIndex {
+                let byte = utf8[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < utf8.endIndex, let high = hexValue(utf8[index + 1]),
+                        let low = hexValue(utf8[index + 2])
+                    else { throw .invalidEscape(offset: index - utf8.startIndex) }
+                    decoded.append(high << 4 | low)
+                    index += 3
+                } else {
+                    decoded.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                    index += 1
                 }
-                let second = utf8.index(after: first)
-                guard second != utf8.endIndex, let low = hexValue(utf8[second]) else {
-                    throw .invalidEscape(offset: offset)
-                }
-                bytes.append(high << 4 | low)
-                index = utf8.index(after: second)
-                offset += 3
-            } else {
-                bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index = utf8.index(after: index)
-                offset += 1
             }
+            bytes = decoded[...]
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw .invalidUTF8
-        }
-        return decoded
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        return text
     }
 
     /// Encodes every byte except the RFC 3986 unreserved ones (`A–Z a–z 0–9 - . _ ~`) as `%XX`, so the result is

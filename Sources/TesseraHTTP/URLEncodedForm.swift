@@ -12,24 +12,28 @@ public struct URLEncodedForm: Sendable {
     /// Parses `a=1&b=two+words&a=%2B`: pairs split on `&`, empty pairs skipped, a pair without `=` has an empty
     /// value, `+` is a space, `%XX` is decoded. Throws on a bad escape or non-UTF-8 result.
     public init(parsing text: some StringProtocol) throws(PercentEncodingError) {
-        fields = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            if let equals = pair.firstIndex(of: "=") {
-                let name = try PercentEncoding.decode(pair[..<equals], plusAsSpace: true)
-                let value = try PercentEncoding.decode(pair[pair.index(after: equals)...], plusAsSpace: true)
-                fields.append((name: name, value: value))
-            } else {
-                fields.append((name: try PercentEncoding.decode(pair, plusAsSpace: true), value: ""))
-            }
-        }
+        try self.init(parsing: Array(text.utf8))
     }
 
-    /// Parses a request body; bytes that are not UTF-8 throw ``PercentEncodingError/invalidUTF8``.
+    /// Parses a request body as ``init(parsing:)-(StringProtocol)`` does; bytes that are not UTF-8 throw
+    /// ``PercentEncodingError/invalidUTF8``.
     public init(parsing body: [UInt8]) throws(PercentEncodingError) {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            throw .invalidUTF8
+        fields = []
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.endIndex
+            let pair = body[start..<end]
+            start = end + 1
+            guard !pair.isEmpty else { continue }
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                fields.append((
+                    name: try PercentEncoding.decode(bytes: pair[..<equals], plusAsSpace: true),
+                    value: try PercentEncoding.decode(bytes: pair[(equals + 1)...], plusAsSpace: true)
+                ))
+            } else {
+                fields.append((name: try PercentEncoding.decode(bytes: pair, plusAsSpace: true), value: ""))
+            }
         }
-        try self.init(parsing: text)
     }
 
     /// The first value of `name`, if present.

@@ -1,7 +1,9 @@
+import TesseraJSON
+
 /// The claims of an OAuth access token, a JWT per RFC 9068 (`typ: at+jwt`). `sid` names the token family (the
 /// grant) the token was issued from, so introspection can tell once the grant is revoked; tokens of
 /// `client_credentials` have no family, no user and no `auth_time`/`amr`.
-public struct AccessTokenClaims: Codable, Sendable, Equatable {
+public struct AccessTokenClaims: Decodable, Sendable, Equatable {
     public var iss: String
     /// The user's id, or the client's id for `client_credentials`.
     public var sub: String
@@ -46,5 +48,18 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         case iss, sub, aud, scope, iat, exp, jti, amr, tenant, sid
         case clientID = "client_id"
         case authTime = "auth_time"
+    }
+
+    /// The claims as the JSON object a token carries, in the order above; absent members are left out.
+    var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("iss", .string(iss)), ("sub", .string(sub)), ("aud", .string(aud)), ("client_id", .string(clientID)),
+            ("scope", .string(scope)), ("iat", .integer(iat)), ("exp", .integer(exp)), ("jti", .string(jti)),
+        ]
+        if let authTime { members.append(("auth_time", .integer(authTime))) }
+        if let amr { members.append(("amr", .array(amr.map(JSONValue.string)))) }
+        if let tenant { members.append(("tenant", .string(tenant))) }
+        if let sid { members.append(("sid", .string(sid))) }
+        return .object(JSONObject(members))
     }
 }

@@ -55,7 +55,7 @@ public enum AuthorizationRequestParser {
         for name in ["state", "nonce", "login_hint"] where (query[name]?.utf8.count ?? 0) > maximumValueLength {
             return .failure(.invalidRequest("\(name) is longer than \(maximumValueLength) bytes."))
         }
-        let prompt = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
+        let prompt = Set(Scope.words(query["prompt"] ?? ""))
         guard !prompt.contains("none") || prompt.count == 1 else {
             return .failure(.invalidRequest("prompt=none cannot be combined with other values."))
         }
@@ -74,7 +74,7 @@ public enum AuthorizationRequestParser {
     /// The requested scope when every token is one of the client's scopes; the client's default scopes when the
     /// request names none; else `invalid_scope`.
     static func grantedScope(_ requested: String?, client: OAuthClient) -> Result<String, AuthorizationError> {
-        let scope = Scope((requested ?? "").split(separator: " ").map(String.init))
+        let scope = Scope(Scope.words(requested ?? ""))
         guard !scope.tokens.isEmpty else {
             guard let defaults = client.defaultScopes, !defaults.isEmpty else {
                 return .failure(AuthorizationError("invalid_scope", "scope is required: the client has no default."))

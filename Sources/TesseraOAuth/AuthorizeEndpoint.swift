@@ -24,10 +24,15 @@ struct AuthorizeEndpoint: Sendable {
         case .success(let found): target = found
         case .failure(let problem): return Self.badRequest(problem.description)
         }
+        let sessionHash = Self.sessionHash(request, cookieName: context.cookies.sessionName)
         return await context.withPool { pool in
-            guard let client = try await OAuthClients.find(pool, clientID: target.clientID) else {
+            var queries = [OAuthClients.findWithConfigTexts(clientID: target.clientID)]
+            if let sessionHash { queries.append(BrowserSessions.find(hash: sessionHash, now: context.now)) }
+            let results = try await pool.pipeline(queries)
+            guard let row = results[0].rows.first else {
                 return Self.badRequest("The application (client_id) is not registered.")
             }
+            let client = try OAuthClients.client(row: row)
             guard client.redirectURI(matching: target.redirectURI) != nil else {
                 return Self.badRequest("The redirect_uri is not registered for this application.")
             }
@@ -42,21 +47,26 @@ struct AuthorizeEndpoint: Sendable {
             case .success(let parsed): authorization = parsed
             case .failure(let error): return redirect(error)
             }
-            let config = try await context.services.configs.effective(pool, tenantID: client.tenantID)
+            let config = try context.services.configs.effective(
+                StoredTexts(row: row, at: OAuthClients.columnCount, tenantID: client.tenantID))
             guard !config.disabled else {
                 return redirect(AuthorizationError("access_denied", "Sign-in is disabled for this tenant."))
             }
-            return try await proceed(pool, request, authorization, config: config, redirect: redirect)
+            let session = try sessionHash.flatMap { hash in
+                try results[1].rows.first.map { (hash: hash, family: try BrowserSessions.family(row: $0)) }
+            }
+            return try await proceed(pool, request, authorization, session: session, config: config, redirect: redirect)
         }
     }
 
     /// SSO when the browser's session allows it; else the login pages (or `login_required` for `prompt=none`).
     private func proceed(
-        _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest, config: EffectiveConfig,
+        _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest,
+        session: (hash: [UInt8], family: SignInFamily)?, config: EffectiveConfig,
         redirect: (AuthorizationError) -> HTTPResponse
     ) async throws -> HTTPResponse {
         var upgrading: Upgrade?
-        if let live = try await liveSession(pool, request, authorization) {
+        if let live = Self.usable(session, for: authorization) {
             if try await needsNoFurtherFactor(pool, live.family, config: config) {
                 return try await LoginCompletion(context: context).issue(pool, authorization, family: live.family)
             }
@@ -77,14 +87,12 @@ struct AuthorizeEndpoint: Sendable {
     }
 
     /// The browser's live session when this request may use it: not `prompt=login`, and of the client's tenant.
-    private func liveSession(
-        _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest
-    ) async throws -> (hash: [UInt8], family: SignInFamily)? {
-        guard !authorization.prompt.contains("login") else { return nil }
-        guard let found = try await session(pool, request), found.1.tenantID == authorization.tenantID else {
-            return nil
-        }
-        return (found.0, found.1)
+    private static func usable(
+        _ session: (hash: [UInt8], family: SignInFamily)?, for authorization: AuthorizationRequest
+    ) -> (hash: [UInt8], family: SignInFamily)? {
+        guard !authorization.prompt.contains("login"), let session, session.family.tenantID == authorization.tenantID
+        else { return nil }
+        return session
     }
 
     /// Whether the session's sign-in is enough: it passed a second factor, or its user needs none.
@@ -138,13 +146,10 @@ struct AuthorizeEndpoint: Sendable {
         return response
     }
 
-    /// The live browser session of the request's session cookie, with the hash of its secret.
-    private func session(
-        _ pool: PostgresPool, _ request: HTTPRequest
-    ) async throws -> ([UInt8], SignInFamily)? {
-        guard let secret = request.cookie(named: context.cookies.sessionName), !secret.isEmpty else { return nil }
-        let hash = try SecretDigest.of(secret)
-        return try await BrowserSessions.find(pool, hash: hash, now: context.now).map { (hash, $0) }
+    /// The SHA-256 of the request's session cookie; nil when it has none.
+    private static func sessionHash(_ request: HTTPRequest, cookieName: String) -> [UInt8]? {
+        guard let secret = request.cookie(named: cookieName), !secret.isEmpty else { return nil }
+        return try? SecretDigest.of(secret)
     }
 
     /// The request's `state` when it was sent once (a repeated `state` is not echoed).

@@ -21,10 +21,10 @@ enum BrowserSessions {
         return session.secret
     }
 
-    /// The sign-in of the live session whose cookie hashes to `hash`: unexpired, its family not revoked, its user
-    /// enabled. Nil otherwise.
-    static func find(_ db: any SQLRunner, hash: [UInt8], now: Date) async throws -> SignInFamily? {
-        let result = try await db.query(
+    /// The statement finding the sign-in of the live session whose cookie hashes to `hash`: unexpired, its family
+    /// not revoked, its user enabled. No row otherwise; a row decodes with ``family(row:)``.
+    static func find(hash: [UInt8], now: Date) -> PostgresQuery {
+        PostgresQuery(
             """
             SELECT \(SignInFamily.columns)
             FROM oauth_browser_sessions s JOIN token_families f ON f.family_id = s.family_id
@@ -32,7 +32,6 @@ enum BrowserSessions {
             WHERE s.session_hash = $1 AND s.expires_at > $2 AND f.revoked_at IS NULL AND f.client_id IS NULL
                 AND NOT f.mfa_enrollment_required AND NOT u.disabled
             """, [hash, now])
-        return try result.rows.first.map(family(row:))
     }
 
     /// Moves the session to the family of a sign-in that passed a second factor (SSO upgraded); its lifetime does
@@ -54,7 +53,8 @@ enum BrowserSessions {
         return try result.rows.first.map(family(row:))
     }
 
-    private static func family(row: PostgresRow) throws -> SignInFamily {
+    /// The sign-in of a row selected with ``SignInFamily/columns``.
+    static func family(row: PostgresRow) throws -> SignInFamily {
         SignInFamily(
             familyID: try row.decode(String.self, at: 0), userID: try row.decode(String.self, at: 1),
             tenantID: try row.decode(String?.self, at: 2), authTime: try row.decode(Date.self, at: 3),

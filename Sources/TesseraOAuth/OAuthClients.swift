@@ -18,6 +18,19 @@ public enum OAuthClients {
         return try result.rows.first.map(client(row:))
     }
 
+    /// The statement selecting the client `clientID` (``columns``, then the ``columnCount`` offset holds the stored
+    /// configuration texts of its tenant, see ``ConfigStore/storedTexts(tenantID:)``); no row when there is none.
+    static func findWithConfigTexts(clientID: String) -> PostgresQuery {
+        PostgresQuery(
+            """
+            SELECT \(columns), \(ConfigStore.storedTexts(tenantID: "c.tenant_id"))
+            FROM oauth_clients c WHERE client_id = $1
+            """, [clientID])
+    }
+
+    /// How many columns ``columns`` names.
+    static let columnCount = columns.split(separator: ",").count
+
     /// Whether `secret` is the client's secret, compared in constant time. Public clients have none, so this is
     /// false for them.
     public static func checkSecret(_ secret: String, of client: OAuthClient) -> Bool {
@@ -33,10 +46,10 @@ public enum OAuthClients {
             clientID: try row.decode(String.self, at: 0), tenantID: try row.decode(String?.self, at: 1),
             clientName: try row.decode(String.self, at: 2),
             type: OAuthClientType(rawValue: type) ?? .confidential,
-            redirectURIs: words(try row.decode(String.self, at: 4)),
-            grantTypes: words(grants).compactMap(OAuthGrantType.init(rawValue:)),
-            scopes: words(try row.decode(String.self, at: 6)),
-            defaultScopes: try row.decode(String?.self, at: 7).map(words),
+            redirectURIs: Scope.words(try row.decode(String.self, at: 4)),
+            grantTypes: Scope.words(grants).compactMap(OAuthGrantType.init(rawValue:)),
+            scopes: Scope.words(try row.decode(String.self, at: 6)),
+            defaultScopes: try row.decode(String?.self, at: 7).map(Scope.words),
             accessTokenTTL: try row.decode(Int.self, at: 8), refreshTokenTTL: try row.decode(Int.self, at: 9),
             secretDigest: try row.decode([UInt8]?.self, at: 10), createdAt: try row.decode(Date.self, at: 11),
             updatedAt: try row.decode(Date.self, at: 12))
@@ -45,9 +58,5 @@ public enum OAuthClients {
     /// `list` as stored: its members joined by single spaces.
     public static func joined(_ list: [String]) -> String {
         list.joined(separator: " ")
-    }
-
-    private static func words(_ text: String) -> [String] {
-        text.split(separator: " ").map(String.init)
     }
 }

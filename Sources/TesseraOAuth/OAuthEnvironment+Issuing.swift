@@ -20,7 +20,7 @@ extension OAuthEnvironment {
             exp: issuedAt + Int64(grant.client.accessTokenTTL), jti: try SecureRandom.identifier(),
             authTime: subject.map { Int64($0.authTime.timeIntervalSince1970) }, amr: subject?.amr,
             tenant: subject?.tenantID ?? grant.client.tenantID, sid: subject?.familyID)
-        let accessToken = try signer.sign(accessClaims, type: .accessToken)
+        let accessToken = try signer.sign(payload: accessClaims.json.serialized(), type: .accessToken)
         var body: JSONObject = [
             "access_token": .string(accessToken), "token_type": "Bearer",
             "expires_in": .integer(Int64(grant.client.accessTokenTTL)),
@@ -38,7 +38,7 @@ extension OAuthEnvironment {
                 emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,
                 name: scope.contains("profile") ? subject.displayName : nil,
                 phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil)
-            body["id_token"] = .string(try signer.sign(idClaims, type: .jwt))
+            body["id_token"] = .string(try signer.sign(payload: idClaims.json.serialized(), type: .jwt))
         }
         return OAuthResponse.json(body)
     }

@@ -8,9 +8,7 @@ public struct OAuthForm: Sendable {
     /// The form of `request`; `invalid_request` when the body is not a form, is not UTF-8, has a bad escape, or
     /// repeats a parameter.
     public init(_ request: HTTPRequest) throws(OAuthError) {
-        let contentType = request.headers["Content-Type"] ?? ""
-        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        guard mediaType.filter({ $0 != " " && $0 != "\t" }).lowercased() == "application/x-www-form-urlencoded" else {
+        guard Self.isForm(contentType: request.headers["Content-Type"] ?? "") else {
             throw OAuthError(.invalidRequest, "the body must be application/x-www-form-urlencoded")
         }
         let form: URLEncodedForm
@@ -24,6 +22,18 @@ public struct OAuthForm: Sendable {
             }
         }
         self.values = values
+    }
+
+    /// Whether a `Content-Type` value names `application/x-www-form-urlencoded`, whatever its case, whitespace and
+    /// parameters.
+    static func isForm(contentType: String) -> Bool {
+        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+            .filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        let expected = "application/x-www-form-urlencoded".utf8
+        return mediaType.count == expected.count
+            && zip(mediaType, expected).allSatisfy { (byte, wanted) in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
     }
 
     /// The value of `name`, nil when absent or empty.

@@ -1,6 +1,8 @@
+import TesseraJSON
+
 /// The claims of an OpenID Connect ID token issued by the token endpoint (OIDC Core §2, §3.1.3.6): who signed
 /// in, when and how, for which client, plus the profile claims the granted scope allows.
-public struct OpenIDTokenClaims: Codable, Sendable, Equatable {
+public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
     public var iss: String
     /// The user's id.
     public var sub: String
@@ -53,5 +55,21 @@ public struct OpenIDTokenClaims: Codable, Sendable, Equatable {
         case atHash = "at_hash"
         case emailVerified = "email_verified"
         case phoneNumber = "phone_number"
+    }
+
+    /// The claims as the JSON object a token carries, in the order above; absent members are left out.
+    var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("iss", .string(iss)), ("sub", .string(sub)), ("aud", .string(aud)), ("azp", .string(azp)),
+            ("iat", .integer(iat)), ("exp", .integer(exp)), ("auth_time", .integer(authTime)),
+        ]
+        if let nonce { members.append(("nonce", .string(nonce))) }
+        members.append(("amr", .array(amr.map(JSONValue.string))))
+        members.append(("at_hash", .string(atHash)))
+        if let email { members.append(("email", .string(email))) }
+        if let emailVerified { members.append(("email_verified", .bool(emailVerified))) }
+        if let name { members.append(("name", .string(name))) }
+        if let phoneNumber { members.append(("phone_number", .string(phoneNumber))) }
+        return .object(JSONObject(members))
     }
 }

@@ -12,12 +12,17 @@ public struct Scope: Sendable, Equatable {
 
     /// Parses a `scope` parameter; `invalid_scope` when a token has a character RFC 6749 §3.3 forbids.
     public init(parsing text: String) throws(OAuthError) {
-        let tokens = text.split(separator: " ").map(String.init)
+        let tokens = Self.words(text)
         guard !tokens.isEmpty else { throw OAuthError(.invalidScope, "scope is empty") }
         for token in tokens where !Self.isToken(token) {
             throw OAuthError(.invalidScope, "scope token \(token.debugDescription) has a forbidden character")
         }
         self.init(tokens)
+    }
+
+    /// The words of a space-separated list (scopes, `prompt`, the lists a client row stores), empty ones dropped.
+    static func words(_ text: String) -> [String] {
+        text.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether `token` is an RFC 6749 §3.3 scope token: one or more of `%x21 / %x23-5B / %x5D-7E` (printable ASCII

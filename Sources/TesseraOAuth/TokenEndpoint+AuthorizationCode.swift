@@ -45,7 +45,7 @@ extension TokenEndpoint {
             phoneNumber: spent.phoneNumber, displayName: spent.displayName, authTime: spent.authTime,
             amr: AuthenticationMethods.references(provider: spent.provider, secondFactor: spent.secondFactor),
             familyID: familyID)
-        let scope = Scope(spent.scope.split(separator: " ").map(String.init))
+        let scope = Scope(Scope.words(spent.scope))
         let grant = IssuedGrant(
             client: client, scope: scope, subject: subject, identityScope: scope, nonce: spent.nonce,
             refreshToken: spent.issuedRefreshToken ? refresh.secret : nil)

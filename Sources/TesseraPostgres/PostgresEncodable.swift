@@ -48,7 +48,7 @@ extension UUID: PostgresEncodable {
 extension Date: PostgresEncodable {
     /// Dates are `timestamptz`, sent as UTC text with microseconds.
     public var postgresBind: PostgresBind {
-        PostgresBind(type: PostgresType.timestamptz, format: 0, bytes: Array(PostgresTimestamp.format(self).utf8))
+        PostgresBind(type: PostgresType.timestamptz, format: 0, bytes: PostgresTimestamp.bytes(of: self))
     }
 }
 

@@ -30,23 +30,38 @@ public final class PostgresResult: @unchecked Sendable {
     /// Every row in order.
     public var rows: [PostgresRow] { (0..<rowCount).map { self[$0] } }
 
-    /// Decodes one cell; NULL decodes only into an optional.
+    /// Decodes one cell; NULL decodes only into an optional. Inlinable so that callers get it specialized for the
+    /// type they decode (decoding runs for every cell of every row).
+    @inlinable
     func decode<T: PostgresDecodable>(_ type: T.Type, row: Int32, column: Int32) throws(PostgresError) -> T {
+        guard let bytes = try cell(row: row, column: column) else {
+            guard let null = T.postgresNull else { throw unexpectedNull(T.self, column: column) }
+            return null
+        }
+        guard let value = T(postgresText: bytes) else { throw notDecodable(T.self, column: column) }
+        return value
+    }
+
+    /// The text of one cell; nil for NULL.
+    @usableFromInline
+    func cell(row: Int32, column: Int32) throws(PostgresError) -> UnsafeBufferPointer<UInt8>? {
         guard column >= 0 && column < PQnfields(result) else {
             throw PostgresError(.decoding, message: "column \(column) does not exist")
         }
-        if PQgetisnull(result, row, column) == 1 {
-            guard let null = T.postgresNull else {
-                throw PostgresError(.decoding, message: "column \(columnName(column)) is NULL, \(T.self) expected")
-            }
-            return null
-        }
+        if PQgetisnull(result, row, column) == 1 { return nil }
         let length = Int(PQgetlength(result, row, column))
         let bytes = UnsafeRawPointer(PQgetvalue(result, row, column)).assumingMemoryBound(to: UInt8.self)
-        guard let value = T(postgresText: UnsafeBufferPointer(start: bytes, count: length)) else {
-            throw PostgresError(.decoding, message: "column \(columnName(column)) is not a valid \(T.self)")
-        }
-        return value
+        return UnsafeBufferPointer(start: bytes, count: length)
+    }
+
+    @usableFromInline
+    func unexpectedNull(_ type: Any.Type, column: Int32) -> PostgresError {
+        PostgresError(.decoding, message: "column \(columnName(column)) is NULL, \(type) expected")
+    }
+
+    @usableFromInline
+    func notDecodable(_ type: Any.Type, column: Int32) -> PostgresError {
+        PostgresError(.decoding, message: "column \(columnName(column)) is not a valid \(type)")
     }
 
     /// The index of a named column.
@@ -61,10 +76,11 @@ public final class PostgresResult: @unchecked Sendable {
 
 /// One row of a ``PostgresResult``.
 public struct PostgresRow: Sendable {
-    let result: PostgresResult
-    let index: Int32
+    @usableFromInline let result: PostgresResult
+    @usableFromInline let index: Int32
 
     /// Decodes the cell at a column position (0-based).
+    @inlinable
     public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, at column: Int) throws(PostgresError) -> T {
         try result.decode(type, row: index, column: Int32(column))
     }

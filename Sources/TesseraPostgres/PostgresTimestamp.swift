@@ -6,21 +6,39 @@ import Glibc
 /// `timestamptz` text in the form the driver's sessions use (`DateStyle=ISO`, `TimeZone=UTC`):
 /// `2026-11-21 10:00:00.123456+00`.
 enum PostgresTimestamp {
-    /// Formats a date as UTC text with microseconds.
-    static func format(_ date: Date) -> String {
+    /// `date` as UTC text with microseconds, in UTF-8 bytes as a parameter is sent (`1970-01-01 00:00:00.000000+00`).
+    static func bytes(of date: Date) -> [UInt8] {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
         var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
-        let fraction = micros - Int64(seconds) * 1_000_000
+        let fraction = Int(micros - Int64(seconds) * 1_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        func append(_ value: Int, width: Int, then separator: UInt8? = nil) {
+            if value < 0 { text.append(UInt8(ascii: "-")) }
+            let magnitude = value.magnitude
+            var divisor: UInt = 1
+            var digits = 1
+            while digits < width || magnitude / divisor >= 10 {
+                divisor *= 10
+                digits += 1
+            }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
+            }
+            if let separator { text.append(separator) }
         }
-        let micro = String(fraction)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2)) "
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + String(repeating: "0", count: 6 - micro.count) + micro + "+00"
+        append(Int(parts.tm_year) + 1900, width: 4, then: UInt8(ascii: "-"))
+        append(Int(parts.tm_mon) + 1, width: 2, then: UInt8(ascii: "-"))
+        append(Int(parts.tm_mday), width: 2, then: UInt8(ascii: " "))
+        append(Int(parts.tm_hour), width: 2, then: UInt8(ascii: ":"))
+        append(Int(parts.tm_min), width: 2, then: UInt8(ascii: ":"))
+        append(Int(parts.tm_sec), width: 2, then: UInt8(ascii: "."))
+        append(fraction, width: 6)
+        text.append(contentsOf: "+00".utf8)
+        return text
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]±HH[:MM]`; nil for anything else (`infinity` included).

@@ -1,9 +1,17 @@
-public import TesseraJSON
-import TesseraPostgres
+import Synchronization
+import TesseraJSON
+public import TesseraPostgres
 
 /// Reads the stored project configuration and tenants, and resolves the configuration a user method runs under
 /// (API §4 rule 1). The project row is created with defaults on first write; until then the defaults apply.
 public final class ConfigStore: Sendable {
+    /// Effective configurations by the stored texts they were parsed from. The database stays the only source of
+    /// truth (every read fetches the texts, and a changed row has a new text); the server just parses each text
+    /// once instead of on every request.
+    private let parsed = Mutex<[StoredTexts: EffectiveConfig]>([:])
+    /// How many parsed configurations are kept before the memo starts afresh.
+    private static let parsedLimit = 256
+
     /// Creates the store.
     public init() {}
 
@@ -34,18 +42,36 @@ public final class ConfigStore: Sendable {
 
     /// The configuration of the project level (nil) or of a tenant, by inheritance, in one round trip.
     public func effective(_ db: some SQLRunner, tenantID: String?) async throws -> EffectiveConfig {
-        let result = try await db.query(
-            """
-            SELECT (SELECT config::text FROM project_config),
-                (SELECT config::text FROM tenants WHERE tenant_id = $1)
-            """, [tenantID ?? ""])
-        let row = result[0]
-        let project = try ProjectConfig(json: try row.decode(String?.self, at: 0).map(Self.object) ?? [:])
-        guard let tenantID else { return EffectiveConfig(project: project) }
-        guard let tenantText = try row.decode(String?.self, at: 1) else {
-            throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).")
+        let result = try await db.query("SELECT \(Self.storedTexts(tenantID: "$1"))", [tenantID ?? ""])
+        return try effective(StoredTexts(row: result[0], at: 0, tenantID: tenantID))
+    }
+
+    /// Two SQL columns holding the stored texts of ``effective(_:)``: the project's, then the tenant's whose id is
+    /// the SQL expression `tenantID`. Statements that also read something else select them to save a round trip.
+    public static func storedTexts(tenantID: String) -> String {
+        "(SELECT config::text FROM project_config), (SELECT config::text FROM tenants WHERE tenant_id = \(tenantID))"
+    }
+
+    /// The configuration resolved from `texts`; each distinct texts are parsed once. `TENANT_NOT_FOUND` when a
+    /// tenant is named but has no row.
+    public func effective(_ texts: StoredTexts) throws -> EffectiveConfig {
+        if let known = parsed.withLock({ $0[texts] }) { return known }
+        let project = try ProjectConfig(json: try texts.project.map(Self.object) ?? [:])
+        let config: EffectiveConfig
+        if let tenantID = texts.tenantID {
+            guard let tenantText = texts.tenant else {
+                throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).")
+            }
+            config = EffectiveConfig(
+                project: project, tenant: try Tenant(json: try Self.object(tenantText), tenantId: tenantID))
+        } else {
+            config = EffectiveConfig(project: project)
         }
-        return EffectiveConfig(project: project, tenant: try Tenant(json: try Self.object(tenantText), tenantId: tenantID))
+        parsed.withLock { memo in
+            if memo.count >= Self.parsedLimit { memo.removeAll(keepingCapacity: true) }
+            memo[texts] = config
+        }
+        return config
     }
 
     /// ``effective(_:tenantID:)`` for a user method: `PROJECT_DISABLED` when the tenant has `disableAuth`.
@@ -63,5 +89,21 @@ public final class ConfigStore: Sendable {
             throw AuthError(.invalidConfig, "stored configuration is not an object")
         }
         return object
+    }
+}
+
+/// The stored JSON texts a configuration is resolved from: the project row's (nil before the first write) and,
+/// for a tenant, the tenant row's (nil when there is no such tenant).
+public struct StoredTexts: Hashable, Sendable {
+    let project: String?
+    let tenantID: String?
+    let tenant: String?
+
+    /// The texts in the two columns of ``ConfigStore/storedTexts(tenantID:)`` from `column` on, for the project
+    /// level (nil) or tenant `tenantID`.
+    public init(row: PostgresRow, at column: Int, tenantID: String?) throws {
+        project = try row.decode(String?.self, at: column)
+        self.tenantID = tenantID
+        tenant = tenantID == nil ? nil : try row.decode(String?.self, at: column + 1)
     }
 }

@@ -1,0 +1,20 @@
+import FoundationEssentials
+import Testing
+@testable import TesseraPostgres
+
+struct PostgresTimestampTests {
+    @Test(arguments: [
+        (0.0, "1970-01-01 00:00:00.000000+00"),
+        (1_795_000_000.123456, "2026-11-18 11:06:40.123456+00"),
+        (-0.000001, "1969-12-31 23:59:59.999999+00"),
+        (-62_135_596_800.0, "0001-01-01 00:00:00.000000+00"),
+        (253_402_300_799.5, "9999-12-31 23:59:59.500000+00"),
+    ])
+    func datesAreSentAsUTCTextWithMicroseconds(seconds: Double, text: String) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let bytes = PostgresTimestamp.bytes(of: date)
+        #expect(String(decoding: bytes, as: UTF8.self) == text)
+        let parsed = try #require(bytes.withUnsafeBufferPointer(PostgresTimestamp.parse))
+        #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.000_001)
+    }
+}
