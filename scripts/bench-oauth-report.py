@@ -78,6 +78,8 @@ def table(rows, args):
                      f"database CPU {row.get('db_cpu_us_per_op', 0):7.0f} us   "
                      f"database transactions {row.get('db_transactions_per_op', 0):5.2f}   "
                      f"generator CPU {row.get('generator_cpu_us_per_op', 0):5.0f} us")
+    lines.append(f"  {'ceiling cycle':<20} {'':>21}   database CPU {args.ceiling_db_cpu:7.0f} us   "
+                 "database transactions  2.00   (pgbench's own CPU left out)")
     lines.append(f"CPU steal during the run: {args.steal_percent:.1f} % of the machine's time (time a hypervisor "
                  "gave to other machines; above a few percent, every figure here is smaller than the hardware's)")
     errors = sum(r["errors"] for r in rows)
@@ -157,6 +159,8 @@ def main():
     parser.add_argument("--ceiling-after", type=float, required=True)
     parser.add_argument("--ceiling-before-avg", type=float, required=True)
     parser.add_argument("--ceiling-after-avg", type=float, required=True)
+    parser.add_argument("--ceiling-db-cpu", type=float, required=True,
+                        help="the database's CPU per ceiling cycle (us), for comparison with the cycle's")
     parser.add_argument("--steal-percent", type=float, default=0.0,
                         help="share of the machine's CPU time the hypervisor stole during the run")
     parser.add_argument("--title", required=True)

@@ -8,8 +8,9 @@
 # the users and clients through the admin RPC, and for each scenario measures the headline
 # concurrency (16, like pgbench -c 16) and a sweep of concurrencies for the plot, each after a
 # warm-up. The ceiling is pgbench running ../shared/bench/pg_token_cycle.sql before and after
-# (mean), as scripts/bench-db.sh measures it. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms
-# at the headline concurrency (reported as BELOW TARGET, not as a failure). Each measurement also
+# (mean), as scripts/bench-db.sh measures it, with the database's CPU per ceiling cycle for
+# comparison. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms at the headline concurrency
+# (reported as BELOW TARGET, not as a failure). Each measurement also
 # records the server's and the database backends' CPU time and the database transactions per operation.
 # It writes bench-results/oauth.txt (the table), oauth.csv, oauth.jsonl (the generator's raw
 # output), oauth.png (throughput and latency against concurrency) and oauth-server.log, and
@@ -115,10 +116,28 @@ server_pid=$!
 wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
     || die "tessera did not become healthy (see $server_log)"
 
-# measure_ceiling: runs the pgbench ceiling once, prints "cycles/s latency-average-ms".
+# busy_ticks: prints the machine's busy CPU ticks so far (/proc/stat: all but idle, iowait and steal).
+busy_ticks() {
+    awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# measure_ceiling: runs the pgbench ceiling once, prints "cycles/s latency-average-ms database-us-per-cycle".
+# The database's CPU is the machine's busy time during the run less pgbench's own (the server is idle then),
+# so it is comparable with the database CPU the generator reports per cycle.
 measure_ceiling() {
     say "measuring the pgbench token-cycle ceiling (${seconds}s)"
-    pgbench_token_cycle "$ceiling_url" "$seconds" "$shared"
+    local start end measured pgbench_cpu tick
+    tick=$(getconf CLK_TCK)
+    start=$(busy_ticks)
+    local TIMEFORMAT='%U %S'
+    { time measured=$(pgbench_token_cycle "$ceiling_url" "$seconds" "$shared"); } 2>"$work/ceiling-time" \
+        || { cat "$work/ceiling-time" >&2; return 1; }
+    end=$(busy_ticks)
+    pgbench_cpu=$(awk '{ print $1 + $2 }' "$work/ceiling-time")
+    awk -v measured="$measured" -v busy=$(((end - start))) -v tick="$tick" -v client="$pgbench_cpu" \
+        -v seconds="$seconds" 'BEGIN {
+            split(measured, part, " "); cycles = part[1] * seconds
+            printf "%s %.0f\n", measured, (cycles > 0 ? 1e6 * (busy / tick - client) / cycles : 0) }'
 }
 
 # cpu_steal_ticks: prints the machine's stolen and total CPU ticks so far (/proc/stat): on a virtual
@@ -129,7 +148,7 @@ cpu_steal_ticks() {
 
 read -r steal_start total_start < <(cpu_steal_ticks)
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
-read -r before before_avg <<<"$measured"
+read -r before before_avg before_db <<<"$measured"
 
 max_users=$headline
 for level in "${sweep_levels[@]}"; do ((level > max_users)) && max_users=$level; done
@@ -152,7 +171,7 @@ for scenario in "${scenario_list[@]}"; do
 done
 
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
-read -r after after_avg <<<"$measured"
+read -r after after_avg after_db <<<"$measured"
 read -r steal_end total_end < <(cpu_steal_ticks)
 steal_percent=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) \
     'BEGIN { printf "%.1f", (t > 0) ? 100 * s / t : 0 }')
@@ -166,6 +185,7 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --raw "$raw" --out "$results_dir/oauth" --headline "$headline" \
     --ceiling-before "$before" --ceiling-after "$after" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
+    --ceiling-db-cpu "$(((before_db + after_db) / 2))" \
     --steal-percent "$steal_percent" --title "$title"
 say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
 ((${#failed[@]} == 0)) || die "no (or partial) results for: ${failed[*]}"

@@ -3,8 +3,27 @@ enum FormEncoding {
     /// `value` with every byte outside the unreserved set of RFC 3986 percent-encoded.
     static func escape(_ value: String) -> String {
         var output: [UInt8] = []
-        output.reserveCapacity(value.utf8.count)
-        let hex = Array("0123456789ABCDEF".utf8)
+        append(value, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// `pairs` as `name=value&...`, both sides escaped.
+    static func encode(_ pairs: [(String, String)]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        for (name, value) in pairs {
+            if !output.isEmpty { output.append(UInt8(ascii: "&")) }
+            append(name, to: &output)
+            output.append(UInt8(ascii: "="))
+            append(value, to: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Appends `value` escaped as ``escape(_:)`` does.
+    private static func append(_ value: String, to output: inout [UInt8]) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -13,16 +32,10 @@ enum FormEncoding {
                 output.append(byte)
             default:
                 output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 15)])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 15)])
             }
         }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// `pairs` as `name=value&...`, both sides escaped.
-    static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// The value of parameter `name` in the query of `url` (or in a bare query string), decoded.

@@ -102,8 +102,15 @@ public struct StoredTexts: Hashable, Sendable {
     /// The texts in the two columns of ``ConfigStore/storedTexts(tenantID:)`` from `column` on, for the project
     /// level (nil) or tenant `tenantID`.
     public init(row: PostgresRow, at column: Int, tenantID: String?) throws {
-        project = try row.decode(String?.self, at: column)
+        self.init(
+            project: try row.decode(String?.self, at: column), tenantID: tenantID,
+            tenant: tenantID == nil ? nil : try row.decode(String?.self, at: column + 1))
+    }
+
+    /// The texts given one by one.
+    init(project: String?, tenantID: String?, tenant: String?) {
+        self.project = project
         self.tenantID = tenantID
-        tenant = tenantID == nil ? nil : try row.decode(String?.self, at: column + 1)
+        self.tenant = tenant
     }
 }

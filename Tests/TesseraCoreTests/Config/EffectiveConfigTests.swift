@@ -1,5 +1,5 @@
 import Testing
-import TesseraCore
+@testable import TesseraCore
 
 @Suite struct EffectiveConfigTests: ConfigFixtures {
     static let project = ProjectConfig(
@@ -64,5 +64,28 @@ import TesseraCore
         #expect(effective.mfa.enabledProviders.isEmpty)
         #expect(!effective.mfa.isPhoneEnabled)
         #expect(effective.mfa.totpAdjacentIntervals == 5)
+    }
+}
+
+@Suite struct StoredConfigTextsTests {
+    @Test func eachStoredTextIsResolvedAfreshAndAChangedTextIsSeenAtOnce() throws {
+        let store = ConfigStore()
+        let enabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One"}"#)
+        let disabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One","disableAuth":true}"#)
+        #expect(try !store.effective(enabled).disabled)
+        #expect(try store.effective(disabled).disabled)
+        #expect(try !store.effective(enabled).disabled)
+        #expect(try store.effective(disabled) == store.effective(disabled))
+        let project = StoredTexts(project: #"{"displayName":"Acme"}"#, tenantID: nil, tenant: nil)
+        #expect(try store.effective(project).issuerName == "Acme")
+        #expect(try store.effective(project).tenantId == nil)
+    }
+
+    @Test func aNamedTenantWithoutARowIsNotFoundEveryTime() {
+        let store = ConfigStore()
+        let missing = StoredTexts(project: nil, tenantID: "gone", tenant: nil)
+        for _ in 0..<2 {
+            #expect(throws: AuthError.self) { try store.effective(missing) }
+        }
     }
 }
