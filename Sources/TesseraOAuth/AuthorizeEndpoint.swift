@@ -24,8 +24,8 @@ struct AuthorizeEndpoint: Sendable {
         case .success(let found): target = found
         case .failure(let problem): return Self.badRequest(problem.description)
         }
-        let sessionHash = Self.sessionHash(request, cookieName: context.cookies.sessionName)
         return await context.withPool { pool in
+            let sessionHash = try Self.sessionHash(request, cookieName: context.cookies.sessionName)
             var queries = [OAuthClients.findWithConfigTexts(clientID: target.clientID)]
             if let sessionHash { queries.append(BrowserSessions.find(hash: sessionHash, now: context.now)) }
             let results = try await pool.pipeline(queries)
@@ -147,9 +147,9 @@ struct AuthorizeEndpoint: Sendable {
     }
 
     /// The SHA-256 of the request's session cookie; nil when it has none.
-    private static func sessionHash(_ request: HTTPRequest, cookieName: String) -> [UInt8]? {
+    private static func sessionHash(_ request: HTTPRequest, cookieName: String) throws -> [UInt8]? {
         guard let secret = request.cookie(named: cookieName), !secret.isEmpty else { return nil }
-        return try? SecretDigest.of(secret)
+        return try SecretDigest.of(secret)
     }
 
     /// The request's `state` when it was sent once (a repeated `state` is not echoed).
