@@ -4,12 +4,7 @@ public enum HTTPCookies {
     /// wrapped in double quotes loses them, and pieces without `=` or with an empty name are skipped.
     public static func parse(_ header: String) -> [(name: String, value: String)] {
         var cookies: [(name: String, value: String)] = []
-        let bytes = Array(header.utf8)
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-            let pair = bytes[start..<end]
-            start = end + 1
+        for pair in Array(header.utf8).split(separator: UInt8(ascii: ";")) {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = trimmed(pair[..<equals])
             guard !name.isEmpty else { continue }

@@ -14,9 +14,16 @@ public enum OAuthClients {
 
     /// The client `clientID`, whatever its tenant; nil when there is none.
     public static func find(_ db: any SQLRunner, clientID: String) async throws -> OAuthClient? {
-        let result = try await db.query("SELECT \(columns) FROM oauth_clients WHERE client_id = $1", [clientID])
+        let result = try await db.query(findStatement, [clientID])
         return try result.rows.first.map(client(row:))
     }
+
+    /// The statement of ``find(_:clientID:)`` for a pipeline: the client's ``columns``; no row when there is none.
+    static func find(clientID: String) -> PostgresQuery {
+        PostgresQuery(findStatement, [clientID])
+    }
+
+    private static let findStatement = "SELECT \(columns) FROM oauth_clients WHERE client_id = $1"
 
     /// The statement selecting the client `clientID` (``columns``, then the ``columnCount`` offset holds the stored
     /// configuration texts of its tenant, see ``ConfigStore/storedTexts(tenantID:)``); no row when there is none.

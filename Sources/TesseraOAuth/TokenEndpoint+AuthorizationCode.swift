@@ -25,7 +25,7 @@ extension TokenEndpoint {
         let clientID = credentials.clientID
         let results = try await environment.database.withPool { pool in
             try await pool.pipeline([
-                PostgresQuery("SELECT \(OAuthClients.columns) FROM oauth_clients WHERE client_id = $1", [clientID]),
+                OAuthClients.find(clientID: clientID),
                 PostgresQuery(
                     Self.redeemStatement,
                     [codeDigest, clientID, redirectURI, challenge, now, familyID, refresh.digest, secretDigest]),

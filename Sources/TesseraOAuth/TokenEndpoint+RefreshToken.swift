@@ -21,7 +21,7 @@ extension TokenEndpoint {
         let clientID = credentials.clientID
         let results = try await environment.database.withPool { pool in
             try await pool.pipeline([
-                PostgresQuery("SELECT \(OAuthClients.columns) FROM oauth_clients WHERE client_id = $1", [clientID]),
+                OAuthClients.find(clientID: clientID),
                 PostgresQuery(
                     Self.refreshStatement,
                     [digest, clientID, now, replacement.digest, requested?.text, secretDigest]),
