@@ -1,32 +1,10 @@
+import MultiFactor
 import TesseraCore
 import TesseraPostgres
 
-/// The queries on `phone_enrollments`: the number behind each SMS enrolment.
+/// What phone sign-in asks of the SMS second factor's enrolments, which the router keeps in `mfa_enrollments` with
+/// the number as their unique key.
 enum PhoneEnrollments {
-    /// Whether `userID` has an SMS enrolment of `phoneNumber`.
-    static func exists(_ db: some SQLRunner, userID: String, phoneNumber: String) async throws -> Bool {
-        try await db.query(
-            "SELECT 1 FROM phone_enrollments WHERE user_id = $1 AND phone_number = $2", [userID, phoneNumber]
-        ).rowCount > 0
-    }
-
-    /// Records the number of a new enrolment.
-    static func insert(_ db: some SQLRunner, enrollmentID: String, userID: String, phoneNumber: String) async throws {
-        try await db.query(
-            "INSERT INTO phone_enrollments (enrollment_id, user_id, phone_number) VALUES ($1, $2, $3)",
-            [enrollmentID, userID, phoneNumber])
-    }
-
-    /// The number of enrolment `enrollmentID`; `MFA_ENROLLMENT_NOT_FOUND` when it has none.
-    static func number(_ db: some SQLRunner, enrollmentID: String) async throws -> String {
-        let found = try await db.query(
-            "SELECT phone_number FROM phone_enrollments WHERE enrollment_id = $1", [enrollmentID])
-        guard let row = found.rows.first else {
-            throw AuthError(.mfaEnrollmentNotFound, "The SMS enrolment has no number; enrol again.")
-        }
-        return try row.decode(String.self, at: 0)
-    }
-
     /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID`: an account with that number and at
     /// least one enrolment, or an account that enrolled the number as its second factor. Such a number cannot be
     /// a first factor (`UNSUPPORTED_FIRST_FACTOR`).
@@ -38,10 +16,10 @@ enum PhoneEnrollments {
             SELECT 1 FROM users u JOIN mfa_enrollments e USING (user_id)
                 WHERE coalesce(u.tenant_id, '') = $1 AND u.phone_number = $2
             UNION ALL
-            SELECT 1 FROM phone_enrollments p JOIN users u USING (user_id)
-                WHERE coalesce(u.tenant_id, '') = $1 AND p.phone_number = $2
+            SELECT 1 FROM mfa_enrollments e JOIN users u USING (user_id)
+                WHERE e.factor = $3 AND e.unique_key = $2 AND coalesce(u.tenant_id, '') = $1
             LIMIT 1
-            """, [UserStore.key(tenantID), phoneNumber])
+            """, [UserStore.key(tenantID), phoneNumber, PhoneFactor.id.rawValue])
         return found.rowCount > 0
     }
 }

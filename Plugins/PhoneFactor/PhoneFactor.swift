@@ -6,7 +6,8 @@ public import TesseraJSON
 ///
 /// - Enrolment: start checks the number (E.164, not already this user's second factor: `SECOND_FACTOR_EXISTS`)
 ///   and sends a code through the ``SMSCodeIssuer`` (app verification, test numbers, regions, limits); finalize
-///   checks the code and records the number, refusing a number enrolled meanwhile.
+///   checks the code and returns the number as the enrolment's public info and unique key, so the router refuses
+///   a number enrolled meanwhile. The factor keeps no table of its own for enrolments.
 /// - Sign-in: start sends a code to the enrolled number; finalize checks it. The router takes attempts, binds the
 ///   session to the pending credential and consumes both, so a wrong code leaves the session open and a right one
 ///   ends it.
@@ -79,15 +80,14 @@ public struct PhoneFactor: Factor {
         config.isPhoneEnabled
     }
 
-    /// Sends an enrolment code to the number in `info`.
+    /// Sends an enrolment code to the number in `info`, unless it is already one of the user's.
     public func startEnrollment(
         _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
     ) async throws -> EnrollmentChallenge {
         let reader = try ParamReader(info, allowed: ["phoneNumber", "appVerification"])
         let phoneNumber = try Self.checkedNumber(try reader.string("phoneNumber"))
         let credential = try AppCredential.read(try reader.object("appVerification"))
-        guard !(try await PhoneEnrollments.exists(context.database, userID: user.userID, phoneNumber: phoneNumber))
-        else { throw Self.exists }
+        guard !context.enrollments.contains(where: { Self.number(of: $0) == phoneNumber }) else { throw Self.exists }
         let digest = try await codes.issue(
             context.database,
             request(phoneNumber, .mfaEnrollment, session: session, credential: credential, context: context))
@@ -97,10 +97,11 @@ public struct PhoneFactor: Factor {
             display: EnrollmentDisplay(instructions: Self.instructions(phoneNumber)))
     }
 
-    /// Checks the enrolment code and records the number.
+    /// Checks the enrolment code; the number is the enrolment's unique key, so the router refuses a number the
+    /// user enrolled meanwhile.
     public func finalizeEnrollment(
-        _ info: JSONObject, state: [UInt8], enrollment: Enrollment, for user: UserRecord, in context: FactorContext
-    ) async throws -> JSONObject {
+        _ info: JSONObject, state: [UInt8], for user: UserRecord, in context: FactorContext
+    ) async throws -> EnrolledFactor {
         let reader = try ParamReader(info, allowed: ["sessionInfo", "code"])
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
@@ -108,13 +109,10 @@ public struct PhoneFactor: Factor {
         guard PhoneCode.matches(code, digest: challenge.codeDigest, sessionInfo: sessionInfo) else {
             throw Self.invalidCode
         }
-        guard
-            !(try await PhoneEnrollments.exists(
-                context.database, userID: user.userID, phoneNumber: challenge.phoneNumber))
-        else { throw Self.exists }
-        try await PhoneEnrollments.insert(
-            context.database, enrollmentID: enrollment.id, userID: user.userID, phoneNumber: challenge.phoneNumber)
-        return ["phoneInfo": .string(challenge.phoneNumber)]
+        return EnrolledFactor(
+            publicInfo: ["phoneInfo": .string(challenge.phoneNumber)],
+            maskedInfo: ["phoneInfo": .string(PhoneNumber.masked(challenge.phoneNumber))],
+            uniqueKey: challenge.phoneNumber)
     }
 
     /// Sends a sign-in code to the enrolled number.
@@ -123,7 +121,9 @@ public struct PhoneFactor: Factor {
     ) async throws -> SignInChallenge {
         let reader = try ParamReader(info, allowed: ["appVerification"])
         let credential = try AppCredential.read(try reader.object("appVerification"))
-        let phoneNumber = try await PhoneEnrollments.number(context.database, enrollmentID: enrollment.id)
+        guard let phoneNumber = Self.number(of: enrollment) else {
+            throw AuthError(.mfaEnrollmentNotFound, "The SMS enrolment has no number; enrol again.")
+        }
         let digest = try await codes.issue(
             context.database,
             request(phoneNumber, .mfaSignIn, session: session, credential: credential, context: context))
@@ -133,7 +133,7 @@ public struct PhoneFactor: Factor {
     /// Checks a sign-in code against the start step's digest. A `phoneNumber` in `info` must name this enrolment.
     public func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
-    ) async throws {
+    ) async throws -> SignInVerdict {
         let reader = try ParamReader(info, allowed: ["sessionInfo", "code", "phoneNumber"])
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
@@ -143,12 +143,7 @@ public struct PhoneFactor: Factor {
         guard let digest = state, PhoneCode.matches(code, digest: digest, sessionInfo: sessionInfo) else {
             throw Self.invalidCode
         }
-    }
-
-    /// `{"phoneInfo": number}`, masked in challenges.
-    public func publicInfo(of enrollment: Enrollment, masked: Bool) -> JSONObject {
-        guard masked, let number = Self.number(of: enrollment) else { return enrollment.publicInfo }
-        return ["phoneInfo": .string(PhoneNumber.masked(number))]
+        return .accepted
     }
 
     /// The one enrolment whose number, in full or masked, is `info`'s `phoneNumber`; nil when none or several

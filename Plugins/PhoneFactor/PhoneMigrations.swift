@@ -1,8 +1,8 @@
 public import TesseraPostgres
 
 /// The phone factor's tables (module `phone`), applied after `multifactor`'s:
-/// - `phone_enrollments`: the number of each SMS enrolment, unique per user (`SECOND_FACTOR_EXISTS`), indexed by
-///   number so phone sign-in can refuse a number that is another account's second factor;
+/// - `phone_enrollments` (version 1, dropped in version 2): the number of each SMS enrolment; version 2 keeps it
+///   as the enrolment's `unique_key` in the router's `mfa_enrollments` instead, with the masked form;
 /// - `phone_sign_in_sessions`: the `sessionInfo` of `accounts.sendVerificationCode` (stored as its SHA-256) with
 ///   the number, the code's keyed digest, the lifetime and the attempt count;
 /// - `sms_sends` and `sms_daily_usage`: what the send limits count, and `sms_reserve_send`, which checks and
@@ -10,7 +10,16 @@ public import TesseraPostgres
 public enum PhoneMigrations {
     /// The migrations of module `phone`, in order.
     public static let all: [Migration] = [
-        Migration(module: "phone", version: 1, name: "phone_factor", sql: tables + reserveFunction)
+        Migration(module: "phone", version: 1, name: "phone_factor", sql: tables + reserveFunction),
+        Migration(
+            module: "phone", version: 2, name: "numbers_to_router",
+            sql: """
+                UPDATE mfa_enrollments e SET unique_key = p.phone_number,
+                        masked_info = jsonb_build_object('phoneInfo',
+                            regexp_replace(left(p.phone_number, -4), '[0-9]', '*', 'g') || right(p.phone_number, 4))
+                    FROM phone_enrollments p WHERE p.enrollment_id = e.enrollment_id;
+                DROP TABLE phone_enrollments;
+                """),
     ]
 
     private static let tables = """

@@ -10,11 +10,11 @@ import TesseraQRCode
 /// 160-bit secret from the CSPRNG.
 ///
 /// - Enrolment: start makes the secret (kept sealed in the router's session until finalize) and returns it with
-///   its `otpauth://` URI; a page gets a QR code of the URI as SVG. Finalize checks a code and stores the secret
-///   sealed under the master key, with the step of that code as the last step accepted.
+///   its `otpauth://` URI; a page gets a QR code of the URI as SVG. Finalize checks a code and returns the secret
+///   as the enrolment's state (the router seals it under the master key) with the code's step as its replay mark.
 /// - Sign-in: a code is accepted when it matches a step within ±`adjacentIntervals` of now (effective config,
-///   0–10) that is later than the last step accepted; the step is then recorded by a compare-and-swap in the
-///   database, so across a fleet exactly one use of a code (or of any earlier one) succeeds.
+///   0–10); the router records its step by a compare-and-swap and refuses a step not later than the last, so
+///   across a fleet exactly one use of a code (or of any earlier one) succeeds. The factor keeps no table.
 public struct TOTPFactor: Factor {
     /// The factor id.
     public static let id: FactorID = "totp"
@@ -75,38 +75,31 @@ public struct TOTPFactor: Factor {
             display: display)
     }
 
-    /// Checks the code against the session's secret and stores the secret, sealed, with the code's step.
+    /// Checks the code against the session's secret; the secret becomes the enrolment's state and the code's step
+    /// its first replay mark.
     public func finalizeEnrollment(
-        _ info: JSONObject, state: [UInt8], enrollment: Enrollment, for user: UserRecord, in context: FactorContext
-    ) async throws -> JSONObject {
+        _ info: JSONObject, state: [UInt8], for user: UserRecord, in context: FactorContext
+    ) async throws -> EnrolledFactor {
         let code = try ParamReader(info, allowed: ["sessionInfo", "verificationCode"])
             .credential("verificationCode", missing: .missingCode)
         guard let step = try Self.matchingStep(code, secret: state, in: context) else { throw Self.invalidCode }
-        try await context.database.query(
-            "INSERT INTO totp_enrollments (enrollment_id, sealed_secret, last_step) VALUES ($1, $2, $3)",
-            [enrollment.id, try context.keyRing.seal(state, associatedData: Array(enrollment.id.utf8)), step])
-        return ["totpInfo": [:]]
+        return EnrolledFactor(publicInfo: ["totpInfo": [:]], state: state, replayMark: step)
     }
 
-    /// Accepts a code only when its step is later than the last accepted one: the compare-and-swap that records
-    /// the step decides, so of two servers racing one code exactly one succeeds.
+    /// Accepts a code whose step is within the window; its step is the replay mark, which the router records only
+    /// when it is later than the last accepted one, so of two servers racing one code exactly one succeeds.
     public func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
-    ) async throws {
+    ) async throws -> SignInVerdict {
         let code = try ParamReader(info, allowed: ["verificationCode"])
             .credential("verificationCode", missing: .missingCode)
-        let stored = try await context.database.query(
-            "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollment.id])
-        guard let row = stored.rows.first else {
+        guard !enrollment.state.isEmpty else {
             throw AuthError(.mfaEnrollmentNotFound, "The TOTP enrolment has no secret; enrol again.")
         }
-        let secret = try context.keyRing.open(
-            try row.decode([UInt8].self, at: 0), associatedData: Array(enrollment.id.utf8))
-        guard let step = try Self.matchingStep(code, secret: secret, in: context) else { throw Self.invalidCode }
-        let swapped = try await context.database.query(
-            "UPDATE totp_enrollments SET last_step = $2 WHERE enrollment_id = $1 AND last_step < $2",
-            [enrollment.id, step])
-        guard swapped.affectedRows == 1 else { throw Self.invalidCode }
+        guard let step = try Self.matchingStep(code, secret: enrollment.state, in: context) else {
+            throw Self.invalidCode
+        }
+        return SignInVerdict(replayMark: step)
     }
 
     /// The step within the configured window whose code is `code`, or nil.

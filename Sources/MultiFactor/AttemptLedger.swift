@@ -40,6 +40,13 @@ public enum AttemptLedger {
         guard taken.rowCount == 1 else { throw spent(expiresAt: expiresAt, now: now) }
     }
 
+    /// Gives back an attempt taken with ``take(_:table:hash:expiresAt:now:)`` when the factor could not answer
+    /// (`FACTOR_SERVICE_UNAVAILABLE`): an outage of a factor service never counts against the user.
+    static func giveBack(_ db: some SQLRunner, table: StaticString, hash: [UInt8]) async throws {
+        try await db.query(
+            "UPDATE \(table) SET attempts = attempts - 1 WHERE handle_hash = $1 AND attempts > 0", [hash])
+    }
+
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` while `enrollmentID` is locked.
     static func checkUnlocked(lockedUntil: Date?, now: Date) throws(AuthError) {
         guard let lockedUntil, lockedUntil > now else { return }
@@ -47,21 +54,34 @@ public enum AttemptLedger {
     }
 
     /// Counts one attempt at `enrollmentID`; the tenth in a row locks it (and still goes on to be checked).
-    /// `TOO_MANY_ATTEMPTS_TRY_LATER` when it is locked.
-    static func take(_ db: some SQLRunner, enrollmentID: String, now: Date) async throws {
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` when it is locked. Returns whether this attempt locked it, for
+    /// ``giveBack(_:enrollmentID:locked:)``.
+    @discardableResult
+    static func take(_ db: some SQLRunner, enrollmentID: String, now: Date) async throws -> Bool {
         let taken = try await db.query(
             """
             UPDATE mfa_enrollments SET
                 failures = CASE WHEN failures + 1 >= $3 THEN 0 ELSE failures + 1 END,
                 locked_until = CASE WHEN failures + 1 >= $3 THEN $2::timestamptz + $4 * interval '1 second' END
             WHERE enrollment_id = $1 AND (locked_until IS NULL OR locked_until <= $2)
-            RETURNING 1
+            RETURNING locked_until IS NOT NULL
             """, [enrollmentID, now, perEnrollment, Int(enrollmentLock)])
-        guard taken.rowCount == 1 else {
-            let lock = try await db.query(
-                "SELECT locked_until FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
-            throw locked(until: try lock.rows.first?.decode(Date?.self, at: 0) ?? now, now: now)
-        }
+        if let row = taken.rows.first { return try row.decode(Bool.self, at: 0) }
+        let lock = try await db.query(
+            "SELECT locked_until FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
+        throw locked(until: try lock.rows.first?.decode(Date?.self, at: 0) ?? now, now: now)
+    }
+
+    /// Gives back an attempt at `enrollmentID` taken by ``take(_:enrollmentID:now:)`` (which said whether it
+    /// `locked` the enrolment) when the factor could not answer.
+    static func giveBack(_ db: some SQLRunner, enrollmentID: String, locked: Bool) async throws {
+        try await db.query(
+            """
+            UPDATE mfa_enrollments SET
+                failures = CASE WHEN $2 THEN $3 - 1 ELSE greatest(failures - 1, 0) END,
+                locked_until = CASE WHEN $2 THEN NULL ELSE locked_until END
+            WHERE enrollment_id = $1
+            """, [enrollmentID, locked, perEnrollment])
     }
 
     /// Clears the count of `enrollmentID` after a right code.

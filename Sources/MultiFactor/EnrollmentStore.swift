@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
 
@@ -10,23 +11,27 @@ struct LockableEnrollment {
 }
 
 /// The router's queries on `mfa_enrollments`. Every query names the owner, so one user's enrolment is never
-/// reached through another's credential.
+/// reached through another's credential. The factor's state is sealed under the master key, bound to the
+/// enrolment id, and opened only here.
 enum EnrollmentStore {
-    /// The enrolments of `userID`, oldest first.
-    static func all(_ db: some SQLRunner, userID: String) async throws -> [LockableEnrollment] {
+    /// The enrolments of `userID`, oldest first, their state unsealed.
+    static func all(_ db: some SQLRunner, keyRing: KeyRing, userID: String) async throws -> [LockableEnrollment] {
         let result = try await db.query(
             """
-            SELECT enrollment_id, factor, display_name, enrolled_at, public_info::text, locked_until
+            SELECT enrollment_id, factor, display_name, enrolled_at, public_info::text, masked_info::text,
+                sealed_state, locked_until
             FROM mfa_enrollments WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
             """, [userID])
         return try result.rows.map { row in
-            let info = try JSONValue(parsing: try row.decode(String.self, at: 4)).objectValue
+            let id = try row.decode(String.self, at: 0)
+            let sealed = try row.decode([UInt8]?.self, at: 6)
             let enrollment = Enrollment(
-                id: try row.decode(String.self, at: 0), userID: userID,
-                factor: FactorID(rawValue: try row.decode(String.self, at: 1)),
+                id: id, userID: userID, factor: FactorID(rawValue: try row.decode(String.self, at: 1)),
                 displayName: try row.decode(String?.self, at: 2), enrolledAt: try row.decode(Date.self, at: 3),
-                publicInfo: info ?? JSONObject())
-            return LockableEnrollment(enrollment: enrollment, lockedUntil: try row.decode(Date?.self, at: 5))
+                publicInfo: try object(row.decode(String.self, at: 4)) ?? JSONObject(),
+                maskedInfo: try row.decode(String?.self, at: 5).flatMap(object),
+                state: try sealed.map { try keyRing.open($0, associatedData: Array(id.utf8)) } ?? [])
+            return LockableEnrollment(enrollment: enrollment, lockedUntil: try row.decode(Date?.self, at: 7))
         }
     }
 
@@ -38,30 +43,62 @@ enum EnrollmentStore {
         return try result[0].decode(Int.self, at: 0)
     }
 
-    /// Writes a new enrolment row (its public info comes later, from its factor).
-    static func insert(_ db: some SQLRunner, _ enrollment: Enrollment) async throws {
-        try await db.query(
+    /// Writes a new enrolment with what its factor returned; `SECOND_FACTOR_EXISTS` when the user already has an
+    /// enrolment of the factor with the same unique key.
+    static func insert(
+        _ db: some SQLRunner, keyRing: KeyRing, _ enrollment: Enrollment, _ enrolled: EnrolledFactor
+    ) async throws {
+        let sealed = enrolled.state.isEmpty
+            ? nil : try keyRing.seal(enrolled.state, associatedData: Array(enrollment.id.utf8))
+        let inserted = try await db.query(
             """
-            INSERT INTO mfa_enrollments (enrollment_id, user_id, factor, display_name, enrolled_at, public_info)
-            VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO mfa_enrollments (enrollment_id, user_id, factor, display_name, enrolled_at, public_info,
+                masked_info, sealed_state, replay_mark, unique_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            ON CONFLICT (user_id, factor, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+            RETURNING 1
             """,
             [
                 enrollment.id, enrollment.userID, enrollment.factor.rawValue, enrollment.displayName,
-                enrollment.enrolledAt, PostgresJSONB(JSONValue.object(enrollment.publicInfo).description),
+                enrollment.enrolledAt, PostgresJSONB(JSONValue.object(enrolled.publicInfo).description),
+                enrolled.maskedInfo.map { PostgresJSONB(JSONValue.object($0).description) }, sealed,
+                enrolled.replayMark, enrolled.uniqueKey,
             ])
+        guard inserted.rowCount == 1 else {
+            throw AuthError(.secondFactorExists, "This second factor is already enrolled for the user.")
+        }
     }
 
-    /// Sets what the owner sees of `enrollmentID`.
-    static func setPublicInfo(_ db: some SQLRunner, enrollmentID: String, _ info: JSONObject) async throws {
-        try await db.query(
-            "UPDATE mfa_enrollments SET public_info = $2 WHERE enrollment_id = $1",
-            [enrollmentID, PostgresJSONB(JSONValue.object(info).description)])
+    /// Records a sign-in verdict: its replay mark by a compare-and-swap (`INVALID_CODE` when the mark is not
+    /// greater than the last one recorded, so a code is accepted once across the fleet) and its new state.
+    static func record(
+        _ db: some SQLRunner, keyRing: KeyRing, _ verdict: SignInVerdict, enrollmentID: String
+    ) async throws {
+        if let mark = verdict.replayMark {
+            let swapped = try await db.query(
+                """
+                UPDATE mfa_enrollments SET replay_mark = $2
+                WHERE enrollment_id = $1 AND (replay_mark IS NULL OR replay_mark < $2)
+                """, [enrollmentID, mark])
+            guard swapped.affectedRows == 1 else {
+                throw AuthError(.invalidCode, "The verification code is not valid.")
+            }
+        }
+        if let state = verdict.state {
+            let sealed = state.isEmpty ? nil : try keyRing.seal(state, associatedData: Array(enrollmentID.utf8))
+            try await db.query(
+                "UPDATE mfa_enrollments SET sealed_state = $2 WHERE enrollment_id = $1", [enrollmentID, sealed])
+        }
     }
 
-    /// Deletes enrolment `enrollmentID` of `userID` (its factor's rows go with it); false when there is none.
+    /// Deletes enrolment `enrollmentID` of `userID`; false when there is none.
     static func delete(_ db: some SQLRunner, enrollmentID: String, userID: String) async throws -> Bool {
         let deleted = try await db.query(
             "DELETE FROM mfa_enrollments WHERE enrollment_id = $1 AND user_id = $2 RETURNING 1", [enrollmentID, userID])
         return deleted.rowCount == 1
+    }
+
+    private static func object(_ text: String) throws -> JSONObject? {
+        try JSONValue(parsing: text).objectValue
     }
 }

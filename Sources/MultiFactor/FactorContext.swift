@@ -5,8 +5,8 @@ public import TesseraCrypto
 /// The services the router hands a factor for one call. A factor reaches the database, the clock and the master
 /// key only through it, so the router decides what runs inside a transaction and what time it is.
 public struct FactorContext {
-    /// Where the factor's queries run: the pool, or the transaction that also records the router's outcome (at
-    /// finalize and sign-in verification, so a failure rolls back the factor's writes with the router's).
+    /// Where an in-process factor's own queries run (the phone factor's send limits): the pool, never a
+    /// transaction, since the router records outcomes itself after the factor answered.
     public let database: any SQLRunner
     /// The configuration in force for the user's tenant (API §4 rule 1).
     public let config: EffectiveConfig
@@ -23,11 +23,14 @@ public struct FactorContext {
     /// for itself as a first-party app, so factors that demand an app credential before sending something accept
     /// the call without one; limits, and a deployment's restriction to test numbers, still apply.
     public let appVerifiedByServer: Bool
+    /// The user's enrolments of this factor, so that a start step can refuse a second enrolment of the same
+    /// address early (`SECOND_FACTOR_EXISTS`); the router enforces ``EnrolledFactor/uniqueKey`` in any case.
+    public let enrollments: [Enrollment]
 
     /// A context with every service given.
     public init(
         database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?,
-        clientAddress: String? = nil, appVerifiedByServer: Bool = false
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = []
     ) {
         self.database = database
         self.config = config
@@ -36,5 +39,6 @@ public struct FactorContext {
         self.languageCode = languageCode
         self.clientAddress = clientAddress
         self.appVerifiedByServer = appVerifiedByServer
+        self.enrollments = enrollments
     }
 }

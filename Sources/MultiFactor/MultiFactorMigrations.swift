@@ -5,12 +5,28 @@ public import TesseraPostgres
 ///   SHA-256), bound to the user and tenant, with its lifetime and attempt count;
 /// - `mfa_sessions`: the sessions of factors' start steps (`sessionInfo`, hashed), with the factor's state sealed
 ///   under the master key, and their attempt counts;
-/// - on `mfa_enrollments`, the consecutive failures and the lock of each enrolment (API §4 rule 7).
+/// - on `mfa_enrollments`, the consecutive failures and the lock of each enrolment (API §4 rule 7);
+/// - (version 2) on `mfa_enrollments`, what factors keep no longer in tables of their own: the masked public info,
+///   the factor's state sealed under the master key (bound to the enrolment id), the replay mark of the last code
+///   accepted, and a key unique per user and factor (`SECOND_FACTOR_EXISTS`).
 public enum MultiFactorMigrations {
     /// The migrations of module `multifactor`, in order.
     public static let all: [Migration] = [
-        Migration(module: "multifactor", version: 1, name: "router", sql: router)
+        Migration(module: "multifactor", version: 1, name: "router", sql: router),
+        Migration(module: "multifactor", version: 2, name: "factor_state", sql: factorState),
     ]
+
+    private static let factorState = """
+        ALTER TABLE mfa_enrollments
+            ADD COLUMN masked_info jsonb,
+            ADD COLUMN sealed_state bytea,
+            ADD COLUMN replay_mark bigint,
+            ADD COLUMN unique_key text;
+        CREATE UNIQUE INDEX mfa_enrollments_unique_key ON mfa_enrollments (user_id, factor, unique_key)
+            WHERE unique_key IS NOT NULL;
+        CREATE INDEX mfa_enrollments_by_unique_key ON mfa_enrollments (factor, unique_key)
+            WHERE unique_key IS NOT NULL;
+        """
 
     private static let router = """
         CREATE TABLE mfa_pending_credentials (

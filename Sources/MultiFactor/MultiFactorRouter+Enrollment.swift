@@ -15,16 +15,16 @@ extension MultiFactorRouter {
                 let now = self.clock.now()
                 let (config, _, user) = try await self.enrollingUser(
                     pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
-                guard try await EnrollmentStore.all(pool, userID: user.userID).count < Self.maxEnrollments else {
-                    throw Self.limitExceeded
-                }
+                let enrollments = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
+                guard enrollments.count < Self.maxEnrollments else { throw Self.limitExceeded }
                 let (session, hash) = try FactorSessions.handle(
                     lifetime: factor.descriptor.enrollmentLifetime, now: now)
                 let challenge = try await factor.startEnrollment(
                     request.info, for: user, session: session,
                     in: self.context(
                         pool, config, now: now, languageCode: request.languageCode,
-                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer))
+                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer,
+                        enrollments: Self.ofFactor(factor, enrollments)))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .enroll, userID: user.userID,
                     factor: factor.descriptor.id, state: challenge.state)
@@ -35,9 +35,11 @@ extension MultiFactorRouter {
         }
     }
 
-    /// `mfaEnrollment.finalize`: checks the preconditions again, takes an attempt of the session, and lets the
-    /// factor check the code and store its record, all in one transaction with the new enrolment (at most five per
-    /// user, counted under a lock on the user). Returns tokens of the same sign-in that name the new second factor.
+    /// `mfaEnrollment.finalize`: checks the preconditions again, takes an attempt of the session and lets the
+    /// factor check the code (outside any transaction; an attempt is given back when the factor cannot answer),
+    /// then stores the new enrolment with what the factor returned in one transaction that consumes the session
+    /// (at most five per user, counted under a lock on the user). Returns tokens of the same sign-in that name the
+    /// new second factor.
     public func finalizeEnrollment(_ request: EnrollmentFinalizeRequest) async throws -> TokenResult {
         let factor = try factor(request.factor)
         let factorID = factor.descriptor.id
@@ -55,20 +57,24 @@ extension MultiFactorRouter {
                 ) { $0.factor == factorID }
                 try await AttemptLedger.take(
                     pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
+                let enrollments = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
+                let enrolled = try await self.givingBackWhenUnavailable {
+                    try await AttemptLedger.giveBack(pool, table: "mfa_sessions", hash: session.hash)
+                } check: {
+                    try await factor.finalizeEnrollment(
+                        request.info, state: session.state, for: user,
+                        in: self.context(pool, config, now: now, enrollments: Self.ofFactor(factor, enrollments)))
+                }
                 let enrollment = Enrollment(
                     id: try SecureRandom.identifier(), userID: user.userID, factor: factorID, displayName: displayName,
-                    enrolledAt: now, publicInfo: JSONObject())
+                    enrolledAt: now, publicInfo: enrolled.publicInfo)
                 try await pool.transaction { transaction in
                     guard
                         try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
                             < Self.maxEnrollments
                     else { throw Self.limitExceeded }
                     try await FactorSessions.consume(transaction, session)
-                    try await EnrollmentStore.insert(transaction, enrollment)
-                    let info = try await factor.finalizeEnrollment(
-                        request.info, state: session.state, enrollment: enrollment, for: user,
-                        in: self.context(transaction, config, now: now))
-                    try await EnrollmentStore.setPublicInfo(transaction, enrollmentID: enrollment.id, info)
+                    try await EnrollmentStore.insert(transaction, keyRing: self.keyRing, enrollment, enrolled)
                 }
                 let signIn = SignInSession(
                     userID: user.userID, tenantID: user.tenantID,

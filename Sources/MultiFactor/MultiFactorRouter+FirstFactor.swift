@@ -61,7 +61,7 @@ extension MultiFactorRouter {
     ) async throws -> [(Enrollment, any Factor)] {
         // No factor is enabled while MFA is off (rule 2), so no enrolment is usable: skip the query.
         guard config.mfa.state != .disabled else { return [] }
-        return try await EnrollmentStore.all(pool, userID: userID).compactMap { stored in
+        return try await EnrollmentStore.all(pool, keyRing: keyRing, userID: userID).compactMap { stored in
             registry.usableFactor(of: stored.enrollment, under: config.mfa).map { (stored.enrollment, $0) }
         }
     }
@@ -73,7 +73,8 @@ extension MultiFactorRouter {
             let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
             let (_, user) = try await self.tokens.verify(
                 pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
-            let visible = try await EnrollmentStore.all(pool, userID: user.userID).compactMap { stored in
+            let stored = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
+            let visible = stored.compactMap { stored in
                 self.registry.usableFactor(of: stored.enrollment, under: config.mfa).map {
                     self.view(stored.enrollment, of: $0, masked: false)
                 }

@@ -38,9 +38,10 @@ extension MultiFactorRouter {
     }
 
     /// `mfaSignIn.finalize`: takes an attempt of the pending credential, of the start step's session (when the
-    /// factor has one) and of the enrolment, then, in one transaction, consumes the credential and lets the factor
-    /// check the code. Success clears the enrolment's failures, moves `lastLoginAt` and issues tokens that name
-    /// the second factor (API §4 rules 6 to 8).
+    /// factor has one) and of the enrolment, lets the factor check the code (outside any transaction; the attempts
+    /// are given back when the factor cannot answer), then, in one transaction, consumes the credential and records
+    /// the verdict's replay mark by a compare-and-swap. Success clears the enrolment's failures, moves `lastLoginAt`
+    /// and issues tokens that name the second factor (API §4 rules 6 to 8).
     public func finalizeSignIn(_ request: SignInFinalizeRequest) async throws -> TokenResult {
         let factor = try factor(request.factor)
         return try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
@@ -59,12 +60,19 @@ extension MultiFactorRouter {
                     try await AttemptLedger.take(
                         pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
                 }
-                try await AttemptLedger.take(pool, enrollmentID: enrollment.id, now: now)
+                let locked = try await AttemptLedger.take(pool, enrollmentID: enrollment.id, now: now)
+                let verdict = try await self.givingBackWhenUnavailable {
+                    try await AttemptLedger.giveBack(pool, table: "mfa_pending_credentials", hash: credential.hash)
+                    if let session { try await AttemptLedger.giveBack(pool, table: "mfa_sessions", hash: session.hash) }
+                    try await AttemptLedger.giveBack(pool, enrollmentID: enrollment.id, locked: locked)
+                } check: {
+                    try await factor.verifySignIn(
+                        enrollment, request.info, state: session?.state, in: self.context(pool, config, now: now))
+                }
                 try await pool.transaction { transaction in
                     try await PendingCredentials.consume(transaction, credential)
-                    try await factor.verifySignIn(
-                        enrollment, request.info, state: session?.state, in: self.context(transaction, config, now: now)
-                    )
+                    try await EnrollmentStore.record(
+                        transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id)
                     try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
                 }
                 let signIn = SignInSession(
@@ -85,7 +93,7 @@ extension MultiFactorRouter {
         let config = try await configs.forUserMethod(pool, tenantID: tenantID)
         let credential = try await PendingCredentials.open(pool, handle: handle, tenantID: tenantID, now: now)
         let user = try await signingInUser(pool, credential)
-        let stored = try pick(try await EnrollmentStore.all(pool, userID: user.userID))
+        let stored = try pick(try await EnrollmentStore.all(pool, keyRing: keyRing, userID: user.userID))
         guard let factor = registry.factor(stored.enrollment.factor) else {
             throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
         }

@@ -62,11 +62,29 @@ public final class MultiFactorRouter: Sendable {
     /// A factor's context for one call.
     func context(
         _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil,
-        clientAddress: String? = nil, appVerifiedByServer: Bool = false
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = []
     ) -> FactorContext {
         FactorContext(
             database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode,
-            clientAddress: clientAddress, appVerifiedByServer: appVerifiedByServer)
+            clientAddress: clientAddress, appVerifiedByServer: appVerifiedByServer, enrollments: enrollments)
+    }
+
+    /// The enrolments among `stored` that belong to `factor`.
+    static func ofFactor(_ factor: any Factor, _ stored: [LockableEnrollment]) -> [Enrollment] {
+        stored.lazy.map(\.enrollment).filter { $0.factor == factor.descriptor.id }
+    }
+
+    /// Runs a factor's `check`; when the factor could not answer (`FACTOR_SERVICE_UNAVAILABLE`), runs `giveBack`
+    /// to return the attempts taken for it before rethrowing, so an outage never counts against the user.
+    func givingBackWhenUnavailable<T>(
+        _ giveBack: () async throws -> Void, check: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await check()
+        } catch let error as AuthError where error.reason == .factorServiceUnavailable {
+            try await giveBack()
+            throw error
+        }
     }
 
     /// `enrollment` as clients see it, through its factor.

@@ -49,6 +49,9 @@ public enum AuthReason: String, Sendable, Hashable, CaseIterable {
     case unauthenticated = "UNAUTHENTICATED"
     case permissionDenied = "PERMISSION_DENIED"
     case deliveryFailed = "DELIVERY_FAILED"
+    /// A factor service did not answer, answered too late, too much, or not as the factor protocol says
+    /// (`docs/factor-protocol.md`); the attempt is not counted against the user.
+    case factorServiceUnavailable = "FACTOR_SERVICE_UNAVAILABLE"
 
     /// The canonical class of errors of this reason (API §2 `data.status`), as its raw string.
     public var status: String {
@@ -67,7 +70,7 @@ public enum AuthReason: String, Sendable, Hashable, CaseIterable {
             "RESOURCE_EXHAUSTED"
         case .permissionDenied:
             "PERMISSION_DENIED"
-        case .deliveryFailed:
+        case .deliveryFailed, .factorServiceUnavailable:
             "UNAVAILABLE"
         default:
             "INVALID_ARGUMENT"

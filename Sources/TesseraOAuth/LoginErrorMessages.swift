@@ -57,6 +57,11 @@ enum LoginErrorMessages {
             return (.general("SMS cannot be sent to this number from this server."), .badRequest)
         case .deliveryFailed:
             return (.general("The SMS could not be sent. Try again."), .serviceUnavailable)
+        case .factorServiceUnavailable:
+            return (
+                .general("This method is unavailable right now. Try again or choose another one."),
+                .serviceUnavailable
+            )
         case .mfaEnrollmentNotFound, .missingMFAEnrollmentID:
             return (.field("mfaEnrollmentId", "Choose one of the methods."), .badRequest)
         default:

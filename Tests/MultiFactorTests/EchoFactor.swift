@@ -6,20 +6,9 @@ import TesseraJSON
 import TesseraPostgres
 
 /// A test-only third factor that proves a factor can be added without touching the router: it has a sign-in start
-/// step (like SMS), a table and a migration of its own, and masked public info. Its "delivery" is the result
-/// itself: the code comes back in the start step's response, which no real factor would ever do.
+/// step (like SMS), state the router keeps for it (its label), a unique key and masked public info. Its "delivery"
+/// is the result itself: the code comes back in the start step's response, which no real factor would ever do.
 struct EchoFactor: Factor {
-    static let migrations = [
-        Migration(
-            module: "echo", version: 1, name: "labels",
-            sql: """
-                CREATE TABLE echo_enrollments (
-                    enrollment_id text PRIMARY KEY REFERENCES mfa_enrollments ON DELETE CASCADE,
-                    label text NOT NULL
-                );
-                """)
-    ]
-
     var descriptor: FactorDescriptor {
         FactorDescriptor(
             id: "echo", enrollmentInfo: FactorMember("echoEnrollmentInfo", schema: ["type": "object"]),
@@ -28,7 +17,7 @@ struct EchoFactor: Factor {
             signInStart: SignInStartMembers(
                 info: FactorMember("echoSignInInfo", schema: ["type": "object"]),
                 result: FactorMember("echoResponseInfo", schema: ["type": "object"])),
-            enrollmentLifetime: 120, signInLifetime: 60, migrations: Self.migrations)
+            enrollmentLifetime: 120, signInLifetime: 60)
     }
 
     func isEnabled(by config: MultiFactorAuthConfig) -> Bool { config.state != .disabled }
@@ -44,14 +33,14 @@ struct EchoFactor: Factor {
     }
 
     func finalizeEnrollment(
-        _ info: JSONObject, state: [UInt8], enrollment: Enrollment, for user: UserRecord, in context: FactorContext
-    ) async throws -> JSONObject {
+        _ info: JSONObject, state: [UInt8], for user: UserRecord, in context: FactorContext
+    ) async throws -> EnrolledFactor {
         let code = try ParamReader(info, allowed: ["sessionInfo", "code"]).credential("code", missing: .missingCode)
         guard ConstantTime.equals(Array(code.utf8), Array(state.prefix(6))) else { throw AuthError(.invalidCode) }
         let label = String(decoding: state.dropFirst(6), as: UTF8.self)
-        try await context.database.query(
-            "INSERT INTO echo_enrollments (enrollment_id, label) VALUES ($1, $2)", [enrollment.id, label])
-        return ["echoInfo": .string(label)]
+        return EnrolledFactor(
+            publicInfo: ["echoInfo": .string(label)], maskedInfo: ["echoInfo": "***"], state: Array(label.utf8),
+            uniqueKey: label)
     }
 
     func startSignIn(
@@ -65,12 +54,11 @@ struct EchoFactor: Factor {
 
     func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
-    ) async throws {
+    ) async throws -> SignInVerdict {
         let code = try ParamReader(info, allowed: ["sessionInfo", "code"]).credential("code", missing: .missingCode)
         guard let state, ConstantTime.equals(Array(code.utf8), state) else { throw AuthError(.invalidCode) }
-    }
-
-    func publicInfo(of enrollment: Enrollment, masked: Bool) -> JSONObject {
-        masked ? ["echoInfo": "***"] : enrollment.publicInfo
+        guard String(decoding: enrollment.state, as: UTF8.self) == enrollment.publicInfo["echoInfo"]?.stringValue
+        else { throw AuthError(.invalidArgument, "the router lost the echo factor state") }
+        return .accepted
     }
 }

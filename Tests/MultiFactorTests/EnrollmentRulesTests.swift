@@ -229,7 +229,7 @@ func secretOf(_ mfa: MFAHarness, _ enrollmentID: String) async throws -> [UInt8]
     let keyRing = mfa.core.services.keyRing
     return try await mfa.core.database.withPool { pool in
         let sealed = try await pool.query(
-            "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollmentID])[0].decode(
+            "SELECT sealed_state FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])[0].decode(
                 [UInt8].self, at: 0)
         return try keyRing.open(sealed, associatedData: Array(enrollmentID.utf8))
     }

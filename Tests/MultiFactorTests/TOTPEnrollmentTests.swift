@@ -41,7 +41,7 @@ import Testing
             let enrollmentID = try #require(enrolled.mfaEnrollmentId)
             let sealed = try await mfa.core.database.withPool { pool in
                 try await pool.query(
-                    "SELECT sealed_secret FROM totp_enrollments WHERE enrollment_id = $1", [enrollmentID]
+                    "SELECT sealed_state FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID]
                 )[0].decode([UInt8].self, at: 0)
             }
             #expect(!contains(sealed, try Base32.decode(key)))

@@ -8,7 +8,7 @@ import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
-/// A factor the router has never heard of (``EchoFactor``, with a sign-in start step, its own table and masked
+/// A factor the router has never heard of (``EchoFactor``, with a sign-in start step, router-kept state and masked
 /// info) works through the unchanged router and RPC parsers.
 @Suite(.serialized) struct ThirdFactorTests {
     @Test func anEchoFactorEnrolsAndSignsInThroughTheUnchangedRouter() async throws {
@@ -30,7 +30,9 @@ import Testing
             let enrollmentID = try #require(enrolled.mfaEnrollmentId)
             #expect(try claimsOf(enrolled.idToken)["sign_in_second_factor"] == "echo")
             #expect(
-                try await mfa.core.sql("SELECT 1 FROM echo_enrollments WHERE enrollment_id = $1", [enrollmentID]) == 1)
+                try await mfa.core.sql(
+                    "SELECT 1 FROM mfa_enrollments WHERE enrollment_id = $1 AND sealed_state IS NOT NULL",
+                    [enrollmentID]) == 1)
             let lookedUp = try await mfa.router.lookup(idToken: enrolled.idToken, tenantID: tenant)
             #expect(lookedUp.mfaInfo.first?.factorInfo == ["echoInfo": "desk"])
 
@@ -70,6 +72,6 @@ import Testing
         #expect(start == ["idToken", "tenantId", "languageCode", "totpEnrollmentInfo", "echoEnrollmentInfo"])
         #expect(registry.signInStartParams["properties"]?.objectValue?.keys.contains("echoSignInInfo") == true)
         #expect(registry.signInStartResult["properties"]?.objectValue?.keys == ["echoResponseInfo"])
-        #expect(registry.migrations.map(\.module) == ["totp", "echo"])
+        #expect(registry.migrations.map(\.module) == ["totp", "totp"])
     }
 }

@@ -205,7 +205,7 @@ def test_enrol_totp_then_sign_in_with_the_code_of_an_authenticator_app(public, a
     assert enrollment["totpInfo"] == {} and abs(instant(enrollment["enrolledAt"]) - time.time()) < 120
     seen = json.dumps(user) + json.dumps(call(admin, "users.get", {"tenantId": tenant, "localId": user["localId"]}))
     assert secret not in seen and secret.lower() not in seen
-    sealed = psql(f"SELECT encode(sealed_secret, 'hex') FROM totp_enrollments WHERE enrollment_id = '{enrollment_id}'")
+    sealed = psql(f"SELECT encode(sealed_state, 'hex') FROM mfa_enrollments WHERE enrollment_id = '{enrollment_id}'")
     assert sealed and base64.b32decode(secret).hex() not in sealed and secret.encode().hex() not in sealed.lower()
 
     # The first factor alone leaves lastLoginAt where it was; the second factor moves it.
