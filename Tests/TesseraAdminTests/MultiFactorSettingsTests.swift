@@ -19,6 +19,35 @@ import Testing
         #expect(JSONValue.object(settings.config(current: .null)) == ["state": "MANDATORY"])
     }
 
+    @Test func factorServiceEntriesAreKeptAndSwitchedByName() throws {
+        let current: JSONValue = [
+            "state": "ENABLED",
+            "providerConfigs": [
+                ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "email"]],
+                ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]],
+            ],
+        ]
+        #expect(JSONValue.object(MultiFactorSettings(state: .enabled).config(current: current)) == [
+            "state": "ENABLED",
+            "providerConfigs": [
+                ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]],
+                ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "email"]],
+            ],
+        ])
+        let switched = MultiFactorSettings(
+            state: .enabled, totp: false, enabledFactorServices: ["push"], disabledFactorServices: ["email"])
+        #expect(JSONValue.object(switched.config(current: current)) == [
+            "state": "ENABLED",
+            "providerConfigs": [
+                ["state": "DISABLED", "factorServiceProviderConfig": ["factorId": "email"]],
+                ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "push"]],
+            ],
+        ])
+        let contradictory = MultiFactorSettings(
+            state: .enabled, enabledFactorServices: ["push"], disabledFactorServices: ["push"])
+        #expect(throws: AdminUsageError.self) { try contradictory.validate() }
+    }
+
     @Test func providerFlagsOverrideTheCurrentConfig() {
         let phoneOff = MultiFactorSettings(state: .enabled, phoneSMS: false)
         #expect(JSONValue.object(phoneOff.config(current: both)) == [

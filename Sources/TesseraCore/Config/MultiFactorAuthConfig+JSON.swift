@@ -36,8 +36,11 @@ extension MultiFactorAuthConfig {
                 let elementPath = listPath.appending(index)
                 let object = try ConfigJSON.object(element, at: elementPath, reason: .invalidConfig)
                 let config = try ProviderConfig(json: object, at: elementPath)
-                guard configs.isEmpty else {
+                if config.totp != nil, configs.contains(where: { $0.totp != nil }) {
                     throw AuthError(.invalidConfig, "\(elementPath) is a second TOTP provider config; one is allowed")
+                }
+                if let id = config.factorServiceID, configs.contains(where: { $0.factorServiceID == id }) {
+                    throw AuthError(.invalidConfig, "\(elementPath) repeats the factor service \(id)")
                 }
                 configs.append(config)
             }

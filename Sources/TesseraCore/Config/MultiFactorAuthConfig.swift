@@ -1,13 +1,13 @@
 /// The MFA settings of the project (`mfa`) or of a tenant (`mfaConfig`), API §5.
 ///
-/// Which providers are usable follows API §4 rule 2: ``isPhoneEnabled`` and ``totpAdjacentIntervals`` are the only
-/// answers other code should ask, so the rule lives in one place.
+/// Which providers are usable follows API §4 rule 2: ``isPhoneEnabled``, ``totpAdjacentIntervals`` and
+/// ``enablesFactorService(_:)`` are the only answers other code should ask, so the rule lives in one place.
 public struct MultiFactorAuthConfig: Sendable, Hashable {
     /// Off, offered or required.
     public var state: MFAState
     /// Providers switched on by name (only `PHONE_SMS`), without repeats.
     public var enabledProviders: [MFAProvider]
-    /// Providers switched on by configuration (only TOTP), at most one entry.
+    /// Providers switched on by configuration: at most one TOTP entry, and one entry per factor service.
     public var providerConfigs: [ProviderConfig]
 
     /// Creates settings; the defaults are MFA off with no provider.
@@ -24,10 +24,16 @@ public struct MultiFactorAuthConfig: Sendable, Hashable {
         state != .disabled && enabledProviders.contains(.phoneSMS)
     }
 
-    /// The TOTP window when TOTP is enabled, else nil: the state is `ENABLED` or `MANDATORY` and a
-    /// `providerConfigs` entry has state `ENABLED` (every entry carries a `totpProviderConfig`).
+    /// The TOTP window when TOTP is enabled, else nil: the state is `ENABLED` or `MANDATORY` and the
+    /// `providerConfigs` entry with a `totpProviderConfig` has state `ENABLED`.
     public var totpAdjacentIntervals: Int? {
         guard state != .disabled else { return nil }
-        return providerConfigs.first { $0.state == .enabled }?.totp.adjacentIntervals
+        return providerConfigs.first { $0.state == .enabled && $0.totp != nil }?.totp?.adjacentIntervals
+    }
+
+    /// Whether the factor service registered as `id` is enabled: the state is `ENABLED` or `MANDATORY` and a
+    /// `providerConfigs` entry for it has state `ENABLED`.
+    public func enablesFactorService(_ id: String) -> Bool {
+        state != .disabled && providerConfigs.contains { $0.state == .enabled && $0.factorServiceID == id }
     }
 }

@@ -30,7 +30,8 @@ struct AdminConfig: AsyncParsableCommand {
             abstract: "Set the multi-factor configuration of the project or of a tenant.",
             discussion: """
                 Provider flags that are not given keep what the current configuration has. \
-                --totp-adjacent-intervals without --totp or --no-totp enables TOTP.
+                --totp-adjacent-intervals without --totp or --no-totp enables TOTP. Factor services that are \
+                not named keep their entries.
                 """
         )
 
@@ -46,13 +47,21 @@ struct AdminConfig: AsyncParsableCommand {
         @Option(help: "Time steps accepted on either side of now for TOTP codes, 0 to 10 (enables TOTP).")
         var totpAdjacentIntervals: Int?
 
+        @Option(name: .customLong("factor-service"), help: "Enable a registered factor service by id (repeatable).")
+        var enabledFactorServices: [String] = []
+
+        @Option(name: .customLong("no-factor-service"), help: "Disable a factor service by id (repeatable).")
+        var disabledFactorServices: [String] = []
+
         @Option(help: "Change this tenant's mfaConfig instead of the project's mfa.")
         var tenant: String?
 
         @OptionGroup var options: AdminOptions
 
         var settings: MultiFactorSettings {
-            MultiFactorSettings(state: state, phoneSMS: phoneSms, totp: totp, adjacentIntervals: totpAdjacentIntervals)
+            MultiFactorSettings(
+                state: state, phoneSMS: phoneSms, totp: totp, adjacentIntervals: totpAdjacentIntervals,
+                enabledFactorServices: enabledFactorServices, disabledFactorServices: disabledFactorServices)
         }
 
         func validate() throws {

@@ -4,7 +4,8 @@ import TesseraJSON
 ///
 /// Provider flags that were not given keep what the current config has: SMS stays on when `PHONE_SMS` is enabled,
 /// TOTP stays on when an enabled `totpProviderConfig` exists, and its `adjacentIntervals` is kept unless a new
-/// value is given. `--totp-adjacent-intervals` alone turns TOTP on.
+/// value is given. `--totp-adjacent-intervals` alone turns TOTP on. The entries of factor services that are not
+/// named keep their state; `--factor-service ID` enables one, `--no-factor-service ID` disables it.
 struct MultiFactorSettings: Equatable, Sendable {
     /// The MFA states of the contract.
     enum State: String, CaseIterable, Sendable {
@@ -20,9 +21,16 @@ struct MultiFactorSettings: Equatable, Sendable {
     var totp: Bool?
     /// `--totp-adjacent-intervals N`.
     var adjacentIntervals: Int?
+    /// `--factor-service ID`, repeatable.
+    var enabledFactorServices: [String] = []
+    /// `--no-factor-service ID`, repeatable.
+    var disabledFactorServices: [String] = []
 
     /// Refuses contradictory or out-of-range flags before anything is sent.
     func validate() throws(AdminUsageError) {
+        if let both = enabledFactorServices.first(where: disabledFactorServices.contains) {
+            throw AdminUsageError("--factor-service \(both) cannot be combined with --no-factor-service \(both)")
+        }
         if let adjacentIntervals {
             guard (0...10).contains(adjacentIntervals) else {
                 throw AdminUsageError("--totp-adjacent-intervals must be from 0 to 10")
@@ -51,6 +59,7 @@ struct MultiFactorSettings: Equatable, Sendable {
         let totpOn = totp ?? (adjacentIntervals != nil || currentTOTP != nil)
 
         var config: JSONObject = ["state": .string(state.rawValue)]
+        var providerConfigs: [JSONValue] = []
         if phoneOn {
             config["enabledProviders"] = ["PHONE_SMS"]
         }
@@ -61,7 +70,26 @@ struct MultiFactorSettings: Equatable, Sendable {
             } else if let kept = currentTOTP?["totpProviderConfig"]?["adjacentIntervals"] {
                 totpConfig["adjacentIntervals"] = kept
             }
-            config["providerConfigs"] = [["state": "ENABLED", "totpProviderConfig": .object(totpConfig)]]
+            providerConfigs.append(["state": "ENABLED", "totpProviderConfig": .object(totpConfig)])
+        }
+        var services: [String] = []
+        var serviceStates: [String: String] = [:]
+        for entry in current?["providerConfigs"]?.arrayValue ?? [] {
+            guard let id = entry["factorServiceProviderConfig"]?["factorId"]?.stringValue else { continue }
+            services.append(id)
+            serviceStates[id] = entry["state"]?.stringValue ?? "DISABLED"
+        }
+        for id in enabledFactorServices + disabledFactorServices where serviceStates[id] == nil { services.append(id) }
+        for id in enabledFactorServices { serviceStates[id] = "ENABLED" }
+        for id in disabledFactorServices { serviceStates[id] = "DISABLED" }
+        for id in services {
+            providerConfigs.append([
+                "state": .string(serviceStates[id] ?? "DISABLED"),
+                "factorServiceProviderConfig": ["factorId": .string(id)],
+            ])
+        }
+        if !providerConfigs.isEmpty {
+            config["providerConfigs"] = .array(providerConfigs)
         }
         return config
     }

@@ -43,12 +43,33 @@ import TesseraJSON
         #expect(JSONValue.object(tenant.json).description == JSONValue.object(expected).description)
     }
 
+    @Test func factorServiceEntriesEnableTheirServiceBesideTOTP() throws {
+        let text = #"""
+            {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 2}},
+             {"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "email"}},
+             {"state": "DISABLED", "factorServiceProviderConfig": {"factorId": "push"}}]}
+            """#
+        let mfa = try MultiFactorAuthConfig(json: try jsonObject(text))
+        #expect(mfa.totpAdjacentIntervals == 2)
+        #expect(mfa.enablesFactorService("email"))
+        #expect(!mfa.enablesFactorService("push"))
+        #expect(!mfa.enablesFactorService("sms"))
+        var off = mfa
+        off.state = .disabled
+        #expect(!off.enablesFactorService("email"))
+        #expect(try MultiFactorAuthConfig(json: mfa.json) == mfa)
+        let serviceOnly = try MultiFactorAuthConfig(json: try jsonObject(
+            #"{"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#
+        ))
+        #expect(serviceOnly.totpAdjacentIntervals == nil)
+    }
+
     @Test func defaultsInsideNestedObjects() throws {
         let mfa = try MultiFactorAuthConfig(json: try jsonObject(
             #"{"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}}]}"#
         ))
         #expect(mfa == MultiFactorAuthConfig(providerConfigs: [ProviderConfig(state: .enabled)]))
-        #expect(mfa.providerConfigs.first?.totp.adjacentIntervals == 5)
+        #expect(mfa.providerConfigs.first?.totp?.adjacentIntervals == 5)
         let allowlist = try SMSRegionConfig(json: try jsonObject(#"{"allowlistOnly": {}}"#))
         #expect(allowlist == .allowlistOnly(allowedRegions: []))
         let signIn = try SignInConfig(json: try jsonObject(#"{"phoneNumber": {}}"#))

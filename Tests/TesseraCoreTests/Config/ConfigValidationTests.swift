@@ -25,7 +25,21 @@ import TesseraJSON
         (#""mfaConfig": {"providerConfigs": {}}"#, .invalidConfig, "mfaConfig.providerConfigs must be an array"),
         (#""mfaConfig": {"providerConfigs": [1]}"#, .invalidConfig, "mfaConfig.providerConfigs[0] must be an object"),
         (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED"}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].totpProviderConfig is required"),
+         "mfaConfig.providerConfigs[0].totpProviderConfig or mfaConfig.providerConfigs[0].factorServiceProviderConfig"
+            + " is required"),
+        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "E"}}]}"#,
+         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"),
+        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {}}]}"#,
+         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"),
+        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"id": "e"}}]}"#,
+         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.id is not a known field"),
+        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}, "#
+            + #""totpProviderConfig": {}}]}"#,
+         .invalidConfig,
+         "mfaConfig.providerConfigs[0] may have only one of totpProviderConfig and factorServiceProviderConfig"),
+        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}, "#
+            + #"{"state": "DISABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#,
+         .invalidConfig, "mfaConfig.providerConfigs[1] repeats the factor service e"),
         (#""mfaConfig": {"providerConfigs": [{"totpProviderConfig": {}}]}"#, .invalidConfig,
          "mfaConfig.providerConfigs[0].state is required"),
         (#""mfaConfig": {"providerConfigs": [{"state": "MANDATORY", "totpProviderConfig": {}}]}"#, .invalidConfig,
@@ -171,11 +185,11 @@ import TesseraJSON
                     .joined(separator: ",") + "}"
         )
         #expect(limits.smsDailyQuota == 1_000_000_000)
-        #expect(limits.mfaConfig?.providerConfigs.first?.totp.adjacentIntervals == 10)
+        #expect(limits.mfaConfig?.providerConfigs.first?.totp?.adjacentIntervals == 10)
         #expect(limits.testPhoneNumbers?.count == 10)
         let zero = try tenant(#""smsDailyQuota": 0, "mfaConfig": {"# + Self.entry + #"{"adjacentIntervals": 0}}]}"#)
         #expect(zero.smsDailyQuota == 0)
-        #expect(zero.mfaConfig?.providerConfigs.first?.totp.adjacentIntervals == 0)
+        #expect(zero.mfaConfig?.providerConfigs.first?.totp?.adjacentIntervals == 0)
         let echoed = try tenant(#""tenantId": "t1", "name": "tenants/t1", "effectiveMfaConfig": "anything""#)
         #expect(echoed == Tenant(tenantId: "t1", displayName: "A"))
     }
