@@ -16,13 +16,37 @@ public struct FactorRegistry: Sendable {
         for factor in factors {
             let descriptor = factor.descriptor
             precondition(ids.insert(descriptor.id).inserted, "factor registered twice: \(descriptor.id)")
-            let names =
-                [descriptor.enrollmentInfo.name, descriptor.verificationInfo.name]
-                + (descriptor.signInStart.map { [$0.info.name] } ?? [])
-            for name in names {
+            for name in Self.memberNames(of: descriptor) {
                 precondition(members.insert(name).inserted, "factor member registered twice: \(name)")
             }
         }
+        self.factors = factors
+    }
+
+    /// This registry with `others` added after its own factors, leaving out any whose id or member names are
+    /// taken (by a factor of this registry or an earlier one of `others`): factors registered at run time never
+    /// stop the process.
+    public func adding(_ others: [any Factor]) -> FactorRegistry {
+        var ids = Set(factors.map(\.descriptor.id))
+        var members = Set(factors.flatMap { Self.memberNames(of: $0.descriptor) })
+        var added = factors
+        for factor in others {
+            let names = Self.memberNames(of: factor.descriptor)
+            guard !ids.contains(factor.descriptor.id), members.isDisjoint(with: names) else { continue }
+            ids.insert(factor.descriptor.id)
+            members.formUnion(names)
+            added.append(factor)
+        }
+        return FactorRegistry(checked: added)
+    }
+
+    /// The param member names a factor adds to the multi-factor methods, which must be unique on a server.
+    public static func memberNames(of descriptor: FactorDescriptor) -> [String] {
+        [descriptor.enrollmentInfo.name, descriptor.verificationInfo.name]
+            + (descriptor.signInStart.map { [$0.info.name] } ?? [])
+    }
+
+    private init(checked factors: [any Factor]) {
         self.factors = factors
     }
 

@@ -9,9 +9,9 @@ extension MultiFactorRouter {
     /// `mfaEnrollment.start`: checks the preconditions of API §4 rules 2 and 3, then lets the factor make its
     /// challenge, kept in a factor session until finalize.
     public func startEnrollment(_ request: EnrollmentStartRequest) async throws -> EnrollmentStarted {
-        let factor = try factor(request.factor)
-        return try await recorded(request.factor, "enrollment_start", tenantID: request.tenantID) {
+        try await recorded(request.factor, "enrollment_start", tenantID: request.tenantID) {
             try await database.withPool { pool in
+                let factor = try await self.factor(request.factor, pool)
                 let now = self.clock.now()
                 let (config, _, user) = try await self.enrollingUser(
                     pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
@@ -41,13 +41,13 @@ extension MultiFactorRouter {
     /// (at most five per user, counted under a lock on the user). Returns tokens of the same sign-in that name the
     /// new second factor.
     public func finalizeEnrollment(_ request: EnrollmentFinalizeRequest) async throws -> TokenResult {
-        let factor = try factor(request.factor)
-        let factorID = factor.descriptor.id
+        let factorID = request.factor
         return try await recorded(factorID, "enrollment_finalize", tenantID: request.tenantID) {
             let sessionInfo = try ParamReader(request.info, allowed: Set(request.info.keys))
                 .credential("sessionInfo", missing: .missingSessionInfo)
             let displayName = try DisplayName.check(request.displayName)
             return try await database.withPool { pool in
+                let factor = try await self.factor(factorID, pool)
                 let now = self.clock.now()
                 let (config, claims, user) = try await self.enrollingUser(
                     pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)

@@ -9,9 +9,10 @@ extension MultiFactorRouter {
     ) async throws
         -> TokenResult
     {
-        try await accounts.signUp(
+        let registry = try await factors()
+        return try await accounts.signUp(
             email: email, password: password, displayName: displayName, tenantID: tenantID,
-            enrollmentRequired: enrollmentRequired)
+            enrollmentRequired: { Self.enrollmentRequired($0, registry) })
     }
 
     /// `accounts.signInWithPassword`: tokens, or an MFA challenge when the user has a usable enrolment.
@@ -30,7 +31,8 @@ extension MultiFactorRouter {
         _ pool: PostgresPool, user: UserRecord, provider: String, config: EffectiveConfig
     ) async throws -> SignInOutcome {
         let now = clock.now()
-        let usable = try await usableEnrollments(pool, userID: user.userID, config: config)
+        let registry = try await directory.registry(pool)
+        let usable = try await usableEnrollments(pool, userID: user.userID, config: config, registry: registry)
         guard usable.isEmpty else {
             let handle = try await PendingCredentials.create(
                 pool, userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider, now: now)
@@ -41,7 +43,7 @@ extension MultiFactorRouter {
         }
         let session = SignInSession(
             userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider,
-            mfaEnrollmentRequired: enrollmentRequired(config))
+            mfaEnrollmentRequired: Self.enrollmentRequired(config, registry))
         return .tokens(try await signIn(pool, user: user, session: session, now: now))
     }
 
@@ -51,13 +53,14 @@ extension MultiFactorRouter {
     public func requiresSecondFactor(
         _ pool: PostgresPool, userID: String, config: EffectiveConfig
     ) async throws -> Bool {
-        let usable = try await usableEnrollments(pool, userID: userID, config: config)
-        return !usable.isEmpty || enrollmentRequired(config)
+        let registry = try await directory.registry(pool)
+        let usable = try await usableEnrollments(pool, userID: userID, config: config, registry: registry)
+        return !usable.isEmpty || Self.enrollmentRequired(config, registry)
     }
 
     /// The user's enrolments whose factor `config` enables, each with its factor (API §4 rule 4).
     private func usableEnrollments(
-        _ pool: PostgresPool, userID: String, config: EffectiveConfig
+        _ pool: PostgresPool, userID: String, config: EffectiveConfig, registry: FactorRegistry
     ) async throws -> [(Enrollment, any Factor)] {
         // No factor is enabled while MFA is off (rule 2), so no enrolment is usable: skip the query.
         guard config.mfa.state != .disabled else { return [] }
@@ -74,8 +77,9 @@ extension MultiFactorRouter {
             let (_, user) = try await self.tokens.verify(
                 pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
             let stored = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
+            let registry = try await self.directory.registry(pool)
             let visible = stored.compactMap { stored in
-                self.registry.usableFactor(of: stored.enrollment, under: config.mfa).map {
+                registry.usableFactor(of: stored.enrollment, under: config.mfa).map {
                     self.view(stored.enrollment, of: $0, masked: false)
                 }
             }

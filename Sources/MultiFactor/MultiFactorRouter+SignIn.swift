@@ -43,9 +43,9 @@ extension MultiFactorRouter {
     /// the verdict's replay mark by a compare-and-swap. Success clears the enrolment's failures, moves `lastLoginAt`
     /// and issues tokens that name the second factor (API §4 rules 6 to 8).
     public func finalizeSignIn(_ request: SignInFinalizeRequest) async throws -> TokenResult {
-        let factor = try factor(request.factor)
-        return try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
+        try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
             try await database.withPool { pool in
+                let factor = try await self.factor(request.factor, pool)
                 let now = self.clock.now()
                 let (config, credential, user, enrollment, _) = try await self.challenged(
                     pool, handle: request.pendingCredential, tenantID: request.tenantID, now: now
@@ -94,7 +94,7 @@ extension MultiFactorRouter {
         let credential = try await PendingCredentials.open(pool, handle: handle, tenantID: tenantID, now: now)
         let user = try await signingInUser(pool, credential)
         let stored = try pick(try await EnrollmentStore.all(pool, keyRing: keyRing, userID: user.userID))
-        guard let factor = registry.factor(stored.enrollment.factor) else {
+        guard let factor = try await directory.registry(pool).factor(stored.enrollment.factor) else {
             throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
         }
         try Self.checkEnabled(factor, config)

@@ -20,8 +20,8 @@ public final class MultiFactorRouter: Sendable {
     /// The first factors after which a second factor can be enrolled; phone sign-in is not one of them.
     public static let mfaCapableProviders: Set<String> = ["password"]
 
-    /// The factors offered.
-    public let registry: FactorRegistry
+    /// The factors offered: the built-in ones and the factor services registered now.
+    public let directory: FactorDirectory
     let database: PostgresClient
     let accounts: Accounts
     let tokens: Tokens
@@ -31,10 +31,20 @@ public final class MultiFactorRouter: Sendable {
     let logger: Logger
     let outcomes: Counter?
 
-    /// A router over the core services and the factors of `registry`. With `metrics`, outcomes are counted in
+    /// The built-in factors, whose members the OpenRPC document of the multi-factor methods lists.
+    public var registry: FactorRegistry { directory.builtIn }
+
+    /// A router over the core services and the built-in factors of `registry` only.
+    public convenience init(
+        services: CoreServices, registry: FactorRegistry, logger: Logger, metrics: MetricsRegistry? = nil
+    ) {
+        self.init(services: services, directory: FactorDirectory(builtIn: registry), logger: logger, metrics: metrics)
+    }
+
+    /// A router over the core services and the factors of `directory`. With `metrics`, outcomes are counted in
     /// `tessera_mfa_outcomes_total{factor, step, outcome}`.
-    public init(services: CoreServices, registry: FactorRegistry, logger: Logger, metrics: MetricsRegistry? = nil) {
-        self.registry = registry
+    public init(services: CoreServices, directory: FactorDirectory, logger: Logger, metrics: MetricsRegistry? = nil) {
+        self.directory = directory
         database = services.database
         accounts = services.accounts
         tokens = services.tokens
@@ -47,15 +57,24 @@ public final class MultiFactorRouter: Sendable {
             labels: ["factor", "step", "outcome"])
     }
 
+    /// The factors offered now (the built-in ones and the registered factor services): the registry that the
+    /// multi-factor RPC methods and the login pages read requests with.
+    public func factors() async throws -> FactorRegistry {
+        try await database.withPool { pool in try await self.directory.registry(pool) }
+    }
+
     /// Whether `config` asks a user without a usable enrolment to enrol one (API §4 rule 5): `MANDATORY`, with at
-    /// least one factor enabled to enrol.
-    func enrollmentRequired(_ config: EffectiveConfig) -> Bool {
+    /// least one factor of `registry` enabled to enrol.
+    static func enrollmentRequired(_ config: EffectiveConfig, _ registry: FactorRegistry) -> Bool {
         config.mfa.state == .mandatory && registry.anyEnabled(by: config.mfa)
     }
 
-    /// The factor registered as `id`; the request parsers only name registered factors.
-    func factor(_ id: FactorID) throws(AuthError) -> any Factor {
-        guard let factor = registry.factor(id) else { throw AuthError(.invalidArgument, "Unknown factor \(id).") }
+    /// The factor offered now as `id`: `OPERATION_NOT_ALLOWED` when it is not (a factor service removed since the
+    /// request was read).
+    func factor(_ id: FactorID, _ pool: PostgresPool) async throws -> any Factor {
+        guard let factor = try await directory.registry(pool).factor(id) else {
+            throw AuthError(.operationNotAllowed, "The \(id) factor is not offered.")
+        }
         return factor
     }
 

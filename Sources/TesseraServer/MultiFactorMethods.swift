@@ -4,7 +4,9 @@ import TesseraJSON
 import TesseraRPC
 
 /// The multi-factor methods of the public listener (API §4). Their params carry one member per factor plugin,
-/// so they are read by the registry's parsers rather than by fixed types; `mfaEnrollment.withdraw` has fixed params.
+/// so they are read by the parsers of the factors offered now (built-in ones and registered factor services) rather
+/// than by fixed types; `mfaEnrollment.withdraw` has fixed params. `rpc.discover` lists the built-in factors'
+/// members; a factor service's members are in its descriptor (`factorServices.get`).
 enum MultiFactorMethods {
     struct WithdrawParams: Codable, Sendable, RPCParamsErrorMapping {
         var idToken: String
@@ -25,7 +27,7 @@ enum MultiFactorMethods {
             "mfaEnrollment.start", summary: "Starts enrolling a second factor for the signed-in user.",
             paramsSchema: registry.enrollmentStartParams, resultSchema: registry.enrollmentStartResult
         ) { params, context in
-            var request = try registry.enrollmentStart(params)
+            var request = try await router.factors().enrollmentStart(params)
             request.clientAddress = context.clientAddress
             return .object(try await router.startEnrollment(request).result)
         }
@@ -33,7 +35,8 @@ enum MultiFactorMethods {
             "mfaEnrollment.finalize", summary: "Finishes an enrolment with the factor's code; returns new tokens.",
             paramsSchema: registry.enrollmentFinalizeParams, resultSchema: tokenResult
         ) { params, _ in
-            try JSONValueEncoder().encode(try await router.finalizeEnrollment(try registry.enrollmentFinalize(params)))
+            let request = try await router.factors().enrollmentFinalize(params)
+            return try JSONValueEncoder().encode(try await router.finalizeEnrollment(request))
         }
         table.register(
             "mfaEnrollment.withdraw", summary: "Removes a second factor and revokes every token of the user.",
@@ -47,7 +50,7 @@ enum MultiFactorMethods {
             "mfaSignIn.start", summary: "Sends the challenge of a second factor that has a start step (SMS).",
             paramsSchema: registry.signInStartParams, resultSchema: registry.signInStartResult
         ) { params, context in
-            var request = try registry.signInStart(params)
+            var request = try await router.factors().signInStart(params)
             request.clientAddress = context.clientAddress
             return .object(try await router.startSignIn(request))
         }
@@ -55,7 +58,8 @@ enum MultiFactorMethods {
             "mfaSignIn.finalize", summary: "Completes a sign-in with a second factor's code; returns tokens.",
             paramsSchema: registry.signInFinalizeParams, resultSchema: tokenResult
         ) { params, _ in
-            try JSONValueEncoder().encode(try await router.finalizeSignIn(try registry.signInFinalize(params)))
+            let request = try await router.factors().signInFinalize(params)
+            return try JSONValueEncoder().encode(try await router.finalizeSignIn(request))
         }
     }
 }
