@@ -84,6 +84,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "FactorServices",
+            dependencies: [
+                "MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraHTTP", "TesseraJSON", "TesseraMetrics",
+                "TesseraPostgres", "TesseraRPC", "TesseraLoop", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TesseraOAuth",
             dependencies: [
                 "MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraPostgres", "TesseraHTTP", "TesseraJSON",
@@ -95,7 +103,7 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraOAuth",
+                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraOAuth", "FactorServices",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +112,7 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
-                "TesseraMetrics",
+                "TesseraMetrics", "FactorServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -26,11 +26,14 @@ public struct FactorContext {
     /// The user's enrolments of this factor, so that a start step can refuse a second enrolment of the same
     /// address early (`SECOND_FACTOR_EXISTS`); the router enforces ``EnrolledFactor/uniqueKey`` in any case.
     public let enrollments: [Enrollment]
+    /// The user the call is for: being enrolled or signing in.
+    public let user: UserRecord?
 
     /// A context with every service given.
     public init(
         database: any SQLRunner, config: EffectiveConfig, now: Date, keyRing: KeyRing, languageCode: String?,
-        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = []
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = [],
+        user: UserRecord? = nil
     ) {
         self.database = database
         self.config = config
@@ -40,5 +43,6 @@ public struct FactorContext {
         self.clientAddress = clientAddress
         self.appVerifiedByServer = appVerifiedByServer
         self.enrollments = enrollments
+        self.user = user
     }
 }

@@ -24,7 +24,7 @@ extension MultiFactorRouter {
                     in: self.context(
                         pool, config, now: now, languageCode: request.languageCode,
                         clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer,
-                        enrollments: Self.ofFactor(factor, enrollments)))
+                        enrollments: Self.ofFactor(factor, enrollments), user: user))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .enroll, userID: user.userID,
                     factor: factor.descriptor.id, state: challenge.state)
@@ -63,7 +63,8 @@ extension MultiFactorRouter {
                 } check: {
                     try await factor.finalizeEnrollment(
                         request.info, state: session.state, for: user,
-                        in: self.context(pool, config, now: now, enrollments: Self.ofFactor(factor, enrollments)))
+                        in: self.context(
+                            pool, config, now: now, enrollments: Self.ofFactor(factor, enrollments), user: user))
                 }
                 let enrollment = Enrollment(
                     id: try SecureRandom.identifier(), userID: user.userID, factor: factorID, displayName: displayName,

@@ -27,7 +27,8 @@ extension MultiFactorRouter {
                     enrollment, request.info?.value ?? JSONObject(), session: session,
                     in: self.context(
                         pool, config, now: now, languageCode: request.languageCode,
-                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer))
+                        clientAddress: request.clientAddress, appVerifiedByServer: request.appVerifiedByServer,
+                        user: user))
                 try await FactorSessions.store(
                     pool, keyRing: self.keyRing, hash: hash, session: session, purpose: .signIn, userID: user.userID,
                     factor: descriptor.id, enrollmentID: enrollment.id, credentialHash: credential.hash,
@@ -67,7 +68,8 @@ extension MultiFactorRouter {
                     try await AttemptLedger.giveBack(pool, enrollmentID: enrollment.id, locked: locked)
                 } check: {
                     try await factor.verifySignIn(
-                        enrollment, request.info, state: session?.state, in: self.context(pool, config, now: now))
+                        enrollment, request.info, state: session?.state,
+                        in: self.context(pool, config, now: now, user: user))
                 }
                 try await pool.transaction { transaction in
                     try await PendingCredentials.consume(transaction, credential)

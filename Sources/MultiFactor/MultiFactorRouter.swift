@@ -81,11 +81,13 @@ public final class MultiFactorRouter: Sendable {
     /// A factor's context for one call.
     func context(
         _ db: any SQLRunner, _ config: EffectiveConfig, now: Date, languageCode: String? = nil,
-        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = []
+        clientAddress: String? = nil, appVerifiedByServer: Bool = false, enrollments: [Enrollment] = [],
+        user: UserRecord
     ) -> FactorContext {
         FactorContext(
             database: db, config: config, now: now, keyRing: keyRing, languageCode: languageCode,
-            clientAddress: clientAddress, appVerifiedByServer: appVerifiedByServer, enrollments: enrollments)
+            clientAddress: clientAddress, appVerifiedByServer: appVerifiedByServer, enrollments: enrollments,
+            user: user)
     }
 
     /// The enrolments among `stored` that belong to `factor`.

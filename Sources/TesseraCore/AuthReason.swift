@@ -52,15 +52,20 @@ public enum AuthReason: String, Sendable, Hashable, CaseIterable {
     /// A factor service did not answer, answered too late, too much, or not as the factor protocol says
     /// (`docs/factor-protocol.md`); the attempt is not counted against the user.
     case factorServiceUnavailable = "FACTOR_SERVICE_UNAVAILABLE"
+    /// `factorServices.register` of an id that is registered already.
+    case factorServiceExists = "FACTOR_SERVICE_EXISTS"
+    /// A `factorServices.*` call names a service that is not registered.
+    case factorServiceNotFound = "FACTOR_SERVICE_NOT_FOUND"
 
     /// The canonical class of errors of this reason (API §2 `data.status`), as its raw string.
     public var status: String {
         switch self {
         case .invalidIDToken, .tokenExpired, .invalidRefreshToken, .invalidLoginCredentials, .unauthenticated:
             "UNAUTHENTICATED"
-        case .emailExists, .secondFactorExists, .phoneNumberExists:
+        case .emailExists, .secondFactorExists, .phoneNumberExists, .factorServiceExists:
             "ALREADY_EXISTS"
-        case .userNotFound, .tenantNotFound, .mfaEnrollmentNotFound, .clientNotFound, .adminKeyNotFound:
+        case .userNotFound, .tenantNotFound, .mfaEnrollmentNotFound, .clientNotFound, .adminKeyNotFound,
+            .factorServiceNotFound:
             "NOT_FOUND"
         case .unverifiedEmail, .unsupportedFirstFactor, .credentialTooOldLoginAgain, .secondFactorLimitExceeded,
             .operationNotAllowed, .mfaEnrollmentRequired, .userDisabled, .projectDisabled, .tenantIDMismatch,

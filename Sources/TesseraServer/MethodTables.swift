@@ -1,3 +1,4 @@
+import FactorServices
 import MultiFactor
 import PhoneFactor
 import TesseraCore
@@ -21,7 +22,7 @@ enum PublicMethods {
 /// The JSON-RPC methods of the admin listener (API §5). Every call but `rpc.discover` needs an admin key in
 /// `Authorization: Bearer`, checked before its params are read.
 enum AdminMethods {
-    static func table(_ services: CoreServices) -> RPCMethodTable {
+    static func table(_ services: CoreServices, factorServices: FactorServicesAdmin) -> RPCMethodTable {
         var table = RPCMethodTable(title: "Tessera admin API", version: "1")
         let keys = services.adminKeys
         table.authenticator = { context in
@@ -35,6 +36,7 @@ enum AdminMethods {
         registerClients(
             OAuthClientsAdmin(database: services.database, configs: services.configs, clock: services.clock),
             into: &table)
+        registerFactorServices(factorServices, into: &table)
         return table
     }
 }

@@ -1,3 +1,4 @@
+import FactorServices
 import Logging
 import TesseraHTTP
 import TesseraMetrics
@@ -89,16 +90,20 @@ struct Routes: Sendable {
 
     /// `/healthz`, `/readyz`, `/metrics` and `/rpc` with the admin method table.
     func adminRouter(
-        methods: RPCMethodTable, isReady: @escaping @Sendable () -> Bool, metrics: MetricsRegistry
+        methods: RPCMethodTable, isReady: @escaping @Sendable () -> Bool, factorServices: FactorServiceHealth,
+        metrics: MetricsRegistry
     ) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
         let ready = instruments.route("/readyz", on: listener)
         router.on(.get, "/readyz", immediate: { _ in
             let start = ContinuousClock.now
+            // A factor service that is down fails its own steps only, so it is listed but never makes the server
+            // unready (a load balancer would otherwise take every server out for one factor).
+            let factors = factorServices.states().map { "factor service \($0.factor): \($0.up ? "up" : "down")\n" }
             let response = isReady()
-                ? HTTPResponse.text("ready\n")
-                : HTTPResponse.text("database unavailable\n", status: .serviceUnavailable)
+                ? HTTPResponse.text("ready\n" + factors.joined())
+                : HTTPResponse.text("database unavailable\n" + factors.joined(), status: .serviceUnavailable)
             ready.record(status: response.status.code, since: start)
             return response
         })

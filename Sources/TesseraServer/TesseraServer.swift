@@ -4,6 +4,7 @@ public import TesseraLoop
 public import TesseraMetrics
 public import TesseraPostgres
 public import TesseraCore
+import FactorServices
 import MultiFactor
 import PhoneFactor
 import TesseraOAuth
@@ -20,10 +21,11 @@ public final class TesseraServer: Sendable {
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
-    /// into `metrics`, which the caller may share with its senders.
+    /// into `metrics`, which the caller may share with its senders. Registered factor services are called through
+    /// `factorServiceClient`, whose answers must be limited to ``FactorServiceClient/maxResponseBytes``.
     public init(
         configuration: ServerConfiguration, group: EventLoopGroup, database: PostgresClient, services: CoreServices,
-        sms: any SMSSender, metrics: MetricsRegistry, logger: Logger,
+        sms: any SMSSender, factorServiceClient: HTTPClient, metrics: MetricsRegistry, logger: Logger,
         http: HTTPServerConfiguration = HTTPServerConfiguration()
     ) {
         self.configuration = configuration
@@ -33,9 +35,13 @@ public final class TesseraServer: Sendable {
             sender: sms,
             appVerification: configuration.appVerification == .enforced
                 ? .enforced(AcceptingAppVerifier()) : .disabledForTesting)
-        let multiFactor = MultiFactorRouter(
-            services: services, registry: StandardFactors.registry(phoneCodes: phoneCodes), logger: logger,
-            metrics: metrics)
+        let factorHealth = FactorServiceHealth(metrics: metrics)
+        let registeredFactors = RegisteredFactorServices(
+            keyRing: services.keyRing, http: factorServiceClient, health: factorHealth, logger: logger)
+        let directory = FactorDirectory(
+            builtIn: StandardFactors.registry(phoneCodes: phoneCodes), source: registeredFactors)
+        let multiFactor = MultiFactorRouter(services: services, directory: directory, logger: logger, metrics: metrics)
+        let factorServices = FactorServicesAdmin(services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
         publicServer = configuration.publicListen.map { address in
             let routes = Routes(
@@ -56,7 +62,8 @@ public final class TesseraServer: Sendable {
                 listener: "admin", instruments: instruments, logger: logger,
                 trustedProxies: configuration.trustedProxies)
             let router = routes.adminRouter(
-                methods: AdminMethods.table(services), isReady: { database.isReady }, metrics: metrics)
+                methods: AdminMethods.table(services, factorServices: factorServices), isReady: { database.isReady },
+                factorServices: factorHealth, metrics: metrics)
             return HTTPServer(
                 name: "admin", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: router, logger: logger)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Logging
+import FactorServices
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
@@ -82,9 +83,13 @@ struct Serve: AsyncParsableCommand {
         let services = try CoreServices(
             database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
             email: CountingEmailSender(wrapping: email, registry: metrics))
+        let factorServiceClient = try HTTPClient(
+            group: group,
+            configuration: HTTPClientConfiguration(maxResponseBodyBytes: FactorServiceClient.maxResponseBytes))
         let server = TesseraServer(
             configuration: configuration, group: group, database: database, services: services,
-            sms: CountingSMSSender(wrapping: sms, registry: metrics), metrics: metrics, logger: logger)
+            sms: CountingSMSSender(wrapping: sms, registry: metrics), factorServiceClient: factorServiceClient,
+            metrics: metrics, logger: logger)
         do {
             try await database.start(timeout: .seconds(10))
             try await services.prepare(bootstrapAdminKey: configuration.bootstrapAdminKey, logger: logger)
