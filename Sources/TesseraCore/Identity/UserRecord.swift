@@ -27,7 +27,7 @@ public struct UserRecord: Sendable {
         """
 
     /// A record with every column given.
-    init(
+    public init(
         userID: String, tenantID: String?, email: String?, emailVerified: Bool, phoneNumber: String?,
         displayName: String?, passwordHash: String?, phoneSignIn: Bool, disabled: Bool, createdAt: Date,
         lastLoginAt: Date?, tokensValidAfter: Date
