@@ -82,6 +82,13 @@ struct LoginContext: Sendable {
         return .opened(OpenedFlow(flow: flow, flowID: flowID, forms: forms))
     }
 
+    /// The registered factor `id` when the login pages can drive it; nil for an unknown id, a factor that is no
+    /// longer registered, or one that declares no login pages.
+    func pageFactor(_ id: String?) -> PageFactor? {
+        guard let id, let factor = router.registry.factor(FactorID(rawValue: id)) else { return nil }
+        return PageFactor(factor.descriptor)
+    }
+
     /// The page that shows a flow's next step.
     func nextPage(_ opened: OpenedFlow) -> HTTPResponse {
         LoginResponse.redirect(to: "/oauth2/login?flow=" + PercentEncoding.encode(opened.flowID), status: .seeOther)
