@@ -24,7 +24,7 @@ struct EnrollmentStep: Sendable {
             return context.nextPage(opened)
         }
         let renderer = LoginPageRenderer(context: context)
-        guard let factor = context.pageFactor(form["factor"]) else {
+        guard let factor = try await context.pageFactor(form["factor"]) else {
             return try await renderer.render(pool, opened, errors: .general("Choose a method."), status: .badRequest)
         }
         var typed: [String: String] = [:]
@@ -54,7 +54,7 @@ struct EnrollmentStep: Sendable {
     /// again with what the user typed (a new code to the same number).
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .enrollFactor, let factor = context.pageFactor(opened.flow.factor),
+        guard opened.flow.step == .enrollFactor, let factor = try await context.pageFactor(opened.flow.factor),
             factor.pages.resend, let challenge = opened.flow.challenge
         else { return context.nextPage(opened) }
         do {
@@ -74,7 +74,7 @@ struct EnrollmentStep: Sendable {
     func verify(_ pool: PostgresPool, _ opened: OpenedFlow, code: String) async throws -> HTTPResponse {
         var opened = opened
         let renderer = LoginPageRenderer(context: context)
-        guard let idToken = opened.flow.credential, let factor = context.pageFactor(opened.flow.factor),
+        guard let idToken = opened.flow.credential, let factor = try await context.pageFactor(opened.flow.factor),
             let sessionInfo = opened.flow.challenge?.sessionInfo
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {

@@ -23,7 +23,8 @@ struct LoginCompletion: Sendable {
         case .tokens(let tokens):
             return try await finish(pool, opened, tokens: tokens)
         case .challenge(let challenge):
-            let usable = challenge.mfaInfo.filter { context.pageFactor($0.factorID) != nil }
+            let factors = try await context.factors()
+            let usable = challenge.mfaInfo.filter { PageFactor($0.factorID, in: factors) != nil }
             guard let first = usable.first else {
                 return ErrorPage.response(
                     .badRequest, title: "Sign-in not possible here",

@@ -82,11 +82,16 @@ struct LoginContext: Sendable {
         return .opened(OpenedFlow(flow: flow, flowID: flowID, forms: forms))
     }
 
-    /// The registered factor `id` when the login pages can drive it; nil for an unknown id, a factor that is no
-    /// longer registered, or one that declares no login pages.
-    func pageFactor(_ id: String?) -> PageFactor? {
-        guard let id, let factor = router.registry.factor(FactorID(rawValue: id)) else { return nil }
-        return PageFactor(factor.descriptor)
+    /// The factors the pages offer and drive: the router's registry. Every page and form reads them here, so that
+    /// factors the router learns at run time reach the pages through this one place.
+    func factors() async throws -> FactorRegistry {
+        router.registry
+    }
+
+    /// The factor `id` when the login pages can drive it; nil for an unknown id, a factor that is no longer
+    /// offered, or one that declares no login pages.
+    func pageFactor(_ id: String?) async throws -> PageFactor? {
+        PageFactor(id, in: try await factors())
     }
 
     /// The page that shows a flow's next step.

@@ -20,7 +20,7 @@ struct LoginPageEndpoint: Sendable {
             var errors = FormErrors.none
             var status = HTTPStatus.ok
             if opened.flow.step == .secondFactor, opened.flow.smsSentAt == nil,
-                context.pageFactor(opened.flow.factor)?.descriptor.signInStart != nil,
+                try await context.pageFactor(opened.flow.factor)?.descriptor.signInStart != nil,
                 try await LoginFlows.claimSMS(pool, hash: opened.flow.hash, now: context.now)
             {
                 if let failed = try await SecondFactorStep(context: context).sendCode(pool, &opened, client: client) {

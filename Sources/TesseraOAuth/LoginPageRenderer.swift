@@ -16,35 +16,39 @@ struct LoginPageRenderer: Sendable {
     ) async throws -> HTTPResponse {
         let flow = opened.flow
         let forms = opened.forms
+        let factors = try await context.factors()
         let html: String
         switch flow.step {
         case .password:
             html = forms.password(email: typed["email"] ?? flow.request.loginHint, errors: errors)
         case .chooseFactor:
             let choices = flow.factors.map { enrollment in
-                (enrollment, context.pageFactor(enrollment.factorID)?.label(of: enrollment) ?? "Second factor")
+                (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? "Second factor")
             }
             html = forms.chooseFactor(choices, errors: errors)
         case .secondFactor:
             html = forms.secondFactor(
-                flow.factors.first { $0.mfaEnrollmentId == flow.enrollmentID }, factor: context.pageFactor(flow.factor),
+                flow.factors.first { $0.mfaEnrollmentId == flow.enrollmentID },
+                factor: PageFactor(flow.factor, in: factors),
                 canChooseAnother: flow.factors.count > 1, errors: errors)
         case .chooseEnrollment:
             html = forms.chooseEnrollment(
-                offers: try await enrollmentOffers(pool, tenantID: flow.request.tenantID), typed: typed,
+                offers: try await enrollmentOffers(pool, factors, tenantID: flow.request.tenantID), typed: typed,
                 errors: errors)
         case .enrollFactor:
             html = forms.enrollFactor(
-                context.pageFactor(flow.factor), flow.challenge ?? LoginChallenge(), errors: errors)
+                PageFactor(flow.factor, in: factors), flow.challenge ?? LoginChallenge(), errors: errors)
         }
         return LoginResponse.html(html, status: status, redirectURI: flow.request.redirectURI)
     }
 
-    /// The registered factors, in registration order, that the tenant's configuration enables and that declare
+    /// The factors of `factors`, in registration order, that the tenant's configuration enables and that declare
     /// login pages.
-    func enrollmentOffers(_ pool: PostgresPool, tenantID: String?) async throws -> [PageFactor] {
+    func enrollmentOffers(
+        _ pool: PostgresPool, _ factors: FactorRegistry, tenantID: String?
+    ) async throws -> [PageFactor] {
         let config = try await context.services.configs.forUserMethod(pool, tenantID: tenantID)
-        return context.router.registry.factors.filter { $0.isEnabled(by: config.mfa) }.compactMap {
+        return factors.factors.filter { $0.isEnabled(by: config.mfa) }.compactMap {
             PageFactor($0.descriptor)
         }
     }

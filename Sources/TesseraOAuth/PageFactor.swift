@@ -9,6 +9,12 @@ struct PageFactor: Sendable {
     /// Its login pages.
     let pages: FactorLoginPages
 
+    /// The factor `id` of `factors`, when it is there and declares login pages.
+    init?(_ id: String?, in factors: FactorRegistry) {
+        guard let id, let factor = factors.factor(FactorID(rawValue: id)) else { return nil }
+        self.init(factor.descriptor)
+    }
+
     /// The descriptor's factor, when it declares login pages.
     init?(_ descriptor: FactorDescriptor) {
         guard let pages = descriptor.loginPages else { return nil }

@@ -18,7 +18,8 @@ struct PasswordStep: Sendable {
         if email.isEmpty { missing.fields["email"] = "Enter your e-mail address." }
         if password.isEmpty { missing.fields["password"] = "Enter your password." }
         guard missing.fields.isEmpty else {
-            return try await renderer.render(pool, opened, errors: missing, status: .badRequest, typed: ["email": email])
+            return try await renderer.render(
+                pool, opened, errors: missing, status: .badRequest, typed: ["email": email])
         }
         let outcome: SignInOutcome
         do {

@@ -43,7 +43,7 @@ struct SecondFactorStep: Sendable {
     /// flow; the errors to show when it cannot be done.
     func sendCode(_ pool: PostgresPool, _ opened: inout OpenedFlow, client: String?) async throws -> FormErrors? {
         guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
-            let members = context.pageFactor(opened.flow.factor)?.descriptor.signInStart
+            let members = try await context.pageFactor(opened.flow.factor)?.descriptor.signInStart
         else {
             return .general("Choose a method first.")
         }
@@ -67,7 +67,7 @@ struct SecondFactorStep: Sendable {
     /// `POST /oauth2/login/resend` on the code page of a factor that declares a resend and has a start step.
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .secondFactor, let factor = context.pageFactor(opened.flow.factor),
+        guard opened.flow.step == .secondFactor, let factor = try await context.pageFactor(opened.flow.factor),
             factor.pages.resend, factor.descriptor.signInStart != nil
         else { return context.nextPage(opened) }
         if let errors = try await sendCode(pool, &opened, client: client) {
@@ -82,7 +82,7 @@ struct SecondFactorStep: Sendable {
         var opened = opened
         let renderer = LoginPageRenderer(context: context)
         guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
-            let factor = context.pageFactor(opened.flow.factor)
+            let factor = try await context.pageFactor(opened.flow.factor)
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {
             return try await renderer.render(
