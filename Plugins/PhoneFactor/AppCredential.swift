@@ -12,13 +12,22 @@ public enum AppCredential: Sendable, Hashable {
     /// `{playIntegrityToken}`.
     case playIntegrity(token: String)
 
+    /// The param's JSON Schema, which is also the list of members ``read(_:)`` accepts.
+    static let schema: JSONValue = [
+        "type": "object",
+        "properties": [
+            "recaptchaToken": ["type": "string"], "iosReceipt": ["type": "string"], "iosSecret": ["type": "string"],
+            "playIntegrityToken": ["type": "string"],
+        ],
+        "additionalProperties": false,
+    ]
+
     /// Reads the param: nil when it is absent or an empty object (no credential given). Members of more than one
     /// kind, an unknown member, a non-string member, or an iOS receipt without its secret (or the reverse) are
     /// `INVALID_ARGUMENT`. Empty strings are kept: whether they prove anything is the verifier's call.
     public static func read(_ object: JSONObject?) throws(AuthError) -> AppCredential? {
         guard let object, !object.keys.isEmpty else { return nil }
-        let reader = try ParamReader(
-            object, allowed: ["recaptchaToken", "iosReceipt", "iosSecret", "playIntegrityToken"])
+        let reader = try FactorMember("appVerification", schema: schema).reader(object)
         let recaptcha = try reader.string("recaptchaToken")
         let receipt = try reader.string("iosReceipt")
         let secret = try reader.string("iosSecret")

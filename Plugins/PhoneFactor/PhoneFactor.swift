@@ -27,53 +27,63 @@ public struct PhoneFactor: Factor {
         self.codes = codes
     }
 
-    /// `phoneEnrollmentInfo: {phoneNumber, appVerification?}` → `phoneSessionInfo: {sessionInfo}`;
-    /// `phoneVerificationInfo: {sessionInfo, code, phoneNumber?}`; `phoneSignInInfo: {appVerification?}` →
-    /// `phoneResponseInfo: {sessionInfo}`.
-    public var descriptor: FactorDescriptor {
-        let appVerification: JSONValue = [
+    /// The schema of a start step's result: `{sessionInfo}`.
+    private static let sessionInfo: JSONValue = [
+        "type": "object", "properties": ["sessionInfo": ["type": "string"]], "required": ["sessionInfo"],
+        "additionalProperties": false,
+    ]
+    /// `phoneEnrollmentInfo: {phoneNumber, appVerification?}`.
+    static let enrollmentInfo = FactorMember(
+        "phoneEnrollmentInfo",
+        schema: [
+            "type": "object",
+            "properties": ["phoneNumber": ["type": "string"], "appVerification": AppCredential.schema],
+            "required": ["phoneNumber"], "additionalProperties": false,
+        ])
+    /// `phoneVerificationInfo: {sessionInfo, code, phoneNumber?}`: `phoneNumber` at sign-in only.
+    static let verificationInfo = FactorMember(
+        "phoneVerificationInfo",
+        schema: [
             "type": "object",
             "properties": [
-                "recaptchaToken": ["type": "string"], "iosReceipt": ["type": "string"],
-                "iosSecret": ["type": "string"], "playIntegrityToken": ["type": "string"],
+                "sessionInfo": ["type": "string"], "code": ["type": "string"], "phoneNumber": ["type": "string"],
             ],
-            "additionalProperties": false,
-        ]
-        let sessionInfo: JSONValue = [
-            "type": "object", "properties": ["sessionInfo": ["type": "string"]], "required": ["sessionInfo"],
-            "additionalProperties": false,
-        ]
-        return FactorDescriptor(
-            id: Self.id,
-            enrollmentInfo: FactorMember(
-                "phoneEnrollmentInfo",
-                schema: [
-                    "type": "object",
-                    "properties": ["phoneNumber": ["type": "string"], "appVerification": appVerification],
-                    "required": ["phoneNumber"], "additionalProperties": false,
-                ]),
-            enrollmentResult: FactorMember("phoneSessionInfo", schema: sessionInfo),
-            verificationInfo: FactorMember(
-                "phoneVerificationInfo",
-                schema: [
-                    "type": "object",
-                    "properties": [
-                        "sessionInfo": ["type": "string"], "code": ["type": "string"],
-                        "phoneNumber": ["type": "string"],
-                    ],
-                    "required": ["sessionInfo", "code"], "additionalProperties": false,
-                ]),
+            "required": ["sessionInfo", "code"], "additionalProperties": false,
+        ])
+    /// `phoneSignInInfo: {appVerification?}`.
+    static let signInInfo = FactorMember(
+        "phoneSignInInfo",
+        schema: [
+            "type": "object", "properties": ["appVerification": AppCredential.schema], "additionalProperties": false,
+        ])
+
+    /// `phoneEnrollmentInfo: {phoneNumber, appVerification?}` → `phoneSessionInfo: {sessionInfo}`;
+    /// `phoneVerificationInfo: {sessionInfo, code, phoneNumber?}`; `phoneSignInInfo: {appVerification?}` →
+    /// `phoneResponseInfo: {sessionInfo}`; `amr` `sms`; on the login pages a number to type, then the code sent.
+    public var descriptor: FactorDescriptor {
+        FactorDescriptor(
+            id: Self.id, amr: "sms", displayName: "Text message (SMS)", enrollmentInfo: Self.enrollmentInfo,
+            enrollmentResult: FactorMember("phoneSessionInfo", schema: Self.sessionInfo),
+            verificationInfo: Self.verificationInfo,
             signInStart: SignInStartMembers(
-                info: FactorMember(
-                    "phoneSignInInfo",
-                    schema: [
-                        "type": "object", "properties": ["appVerification": appVerification],
-                        "additionalProperties": false,
-                    ]),
-                result: FactorMember("phoneResponseInfo", schema: sessionInfo)),
-            enrollmentLifetime: Self.codeLifetime, signInLifetime: Self.codeLifetime,
+                info: Self.signInInfo, result: FactorMember("phoneResponseInfo", schema: Self.sessionInfo)),
+            enrollmentLifetime: Self.codeLifetime, signInLifetime: Self.codeLifetime, loginPages: Self.loginPages,
             migrations: PhoneMigrations.all)
     }
+
+    /// The login pages: the number (typed with any separators), then the code sent to it.
+    private static let loginPages = FactorLoginPages(
+        enrollButton: "Send a code by SMS",
+        enrollFields: [
+            FactorInputField(
+                name: "phoneNumber", label: "Phone number", inputType: "tel", autocomplete: "tel",
+                hint: "In international format, for example +15555550100.", normalization: .stripSeparators)
+        ],
+        enrollTitle: "Confirm your phone number",
+        enrollInstructions: "Enter the \(PhoneCode.digits)-digit code we sent by SMS to {phoneNumber}.",
+        enrollmentLabel: "SMS to {phoneInfo}",
+        signInInstructions: "Enter the \(PhoneCode.digits)-digit code we sent by SMS to {phoneInfo}.",
+        code: FactorCodeField(infoKey: "code", length: PhoneCode.digits), resend: true)
 
     /// Enabled when the effective config lists `PHONE_SMS` (API §4 rule 2).
     public func isEnabled(by config: MultiFactorAuthConfig) -> Bool {
@@ -84,7 +94,7 @@ public struct PhoneFactor: Factor {
     public func startEnrollment(
         _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
     ) async throws -> EnrollmentChallenge {
-        let reader = try ParamReader(info, allowed: ["phoneNumber", "appVerification"])
+        let reader = try Self.enrollmentInfo.reader(info)
         let phoneNumber = try Self.checkedNumber(try reader.string("phoneNumber"))
         let credential = try AppCredential.read(try reader.object("appVerification"))
         guard !context.enrollments.contains(where: { Self.number(of: $0) == phoneNumber }) else { throw Self.exists }
@@ -102,7 +112,7 @@ public struct PhoneFactor: Factor {
     public func finalizeEnrollment(
         _ info: JSONObject, state: [UInt8], for user: UserRecord, in context: FactorContext
     ) async throws -> EnrolledFactor {
-        let reader = try ParamReader(info, allowed: ["sessionInfo", "code"])
+        let reader = try Self.verificationInfo.reader(info, excluding: ["phoneNumber"])
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
         let challenge = try PhoneChallengeState(bytes: state)
@@ -119,7 +129,7 @@ public struct PhoneFactor: Factor {
     public func startSignIn(
         _ enrollment: Enrollment, _ info: JSONObject, session: FactorSession, in context: FactorContext
     ) async throws -> SignInChallenge {
-        let reader = try ParamReader(info, allowed: ["appVerification"])
+        let reader = try Self.signInInfo.reader(info)
         let credential = try AppCredential.read(try reader.object("appVerification"))
         guard let phoneNumber = Self.number(of: enrollment) else {
             throw AuthError(.mfaEnrollmentNotFound, "The SMS enrolment has no number; enrol again.")
@@ -134,7 +144,7 @@ public struct PhoneFactor: Factor {
     public func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
     ) async throws -> SignInVerdict {
-        let reader = try ParamReader(info, allowed: ["sessionInfo", "code", "phoneNumber"])
+        let reader = try Self.verificationInfo.reader(info)
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
         if let named = try reader.string("phoneNumber"), !Self.names(named, enrollment) {

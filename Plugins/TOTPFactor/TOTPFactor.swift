@@ -30,21 +30,31 @@ public struct TOTPFactor: Factor {
     /// The factor.
     public init() {}
 
-    /// `totpEnrollmentInfo: {}` → `totpSessionInfo`; `totpVerificationInfo: {sessionInfo?, verificationCode}`.
+    /// `totpEnrollmentInfo: {}`.
+    static let enrollmentInfo = FactorMember(
+        "totpEnrollmentInfo", schema: ["type": "object", "additionalProperties": false])
+    /// `totpVerificationInfo: {sessionInfo?, verificationCode}`: `sessionInfo` at enrolment only.
+    static let verificationInfo = FactorMember(
+        "totpVerificationInfo",
+        schema: [
+            "type": "object",
+            "properties": ["sessionInfo": ["type": "string"], "verificationCode": ["type": "string"]],
+            "required": ["verificationCode"], "additionalProperties": false,
+        ])
+
+    /// `totpEnrollmentInfo: {}` → `totpSessionInfo`; `totpVerificationInfo: {sessionInfo?, verificationCode}`;
+    /// `amr` `otp`; on the login pages a QR code and key (from the ``EnrollmentDisplay``), then a code.
     public var descriptor: FactorDescriptor {
         FactorDescriptor(
-            id: Self.id,
-            enrollmentInfo: FactorMember(
-                "totpEnrollmentInfo", schema: ["type": "object", "additionalProperties": false]),
+            id: Self.id, amr: "otp", displayName: "Authenticator app", enrollmentInfo: Self.enrollmentInfo,
             enrollmentResult: FactorMember("totpSessionInfo", schema: JSONSchema.of(TOTPSessionInfo.self)),
-            verificationInfo: FactorMember(
-                "totpVerificationInfo",
-                schema: [
-                    "type": "object",
-                    "properties": ["sessionInfo": ["type": "string"], "verificationCode": ["type": "string"]],
-                    "required": ["verificationCode"], "additionalProperties": false,
-                ]),
-            enrollmentLifetime: Self.enrollmentLifetime, migrations: TOTPMigrations.all)
+            verificationInfo: Self.verificationInfo, enrollmentLifetime: Self.enrollmentLifetime,
+            loginPages: FactorLoginPages(
+                enrollButton: "Use an authenticator app", enrollTitle: "Set up your authenticator app",
+                enrollmentLabel: "Authenticator app",
+                signInInstructions: "Enter the \(Self.digits)-digit code your authenticator app shows.",
+                code: FactorCodeField(infoKey: "verificationCode", length: Self.digits)),
+            migrations: TOTPMigrations.all)
     }
 
     /// Enabled when the effective config has an enabled TOTP provider config (API §4 rule 2).
@@ -56,7 +66,7 @@ public struct TOTPFactor: Factor {
     public func startEnrollment(
         _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
     ) async throws -> EnrollmentChallenge {
-        _ = try ParamReader(info, allowed: [])
+        _ = try Self.enrollmentInfo.reader(info)
         let secret = try SecureRandom.bytes(count: Self.secretByteCount)
         let key = Base32.encode(secret)
         let uri = OTPAuthURI.make(
@@ -80,8 +90,7 @@ public struct TOTPFactor: Factor {
     public func finalizeEnrollment(
         _ info: JSONObject, state: [UInt8], for user: UserRecord, in context: FactorContext
     ) async throws -> EnrolledFactor {
-        let code = try ParamReader(info, allowed: ["sessionInfo", "verificationCode"])
-            .credential("verificationCode", missing: .missingCode)
+        let code = try Self.verificationInfo.reader(info).credential("verificationCode", missing: .missingCode)
         guard let step = try Self.matchingStep(code, secret: state, in: context) else { throw Self.invalidCode }
         return EnrolledFactor(publicInfo: ["totpInfo": [:]], state: state, replayMark: step)
     }
@@ -91,7 +100,7 @@ public struct TOTPFactor: Factor {
     public func verifySignIn(
         _ enrollment: Enrollment, _ info: JSONObject, state: [UInt8]?, in context: FactorContext
     ) async throws -> SignInVerdict {
-        let code = try ParamReader(info, allowed: ["verificationCode"])
+        let code = try Self.verificationInfo.reader(info, excluding: ["sessionInfo"])
             .credential("verificationCode", missing: .missingCode)
         guard !enrollment.state.isEmpty else {
             throw AuthError(.mfaEnrollmentNotFound, "The TOTP enrolment has no secret; enrol again.")

@@ -2,11 +2,23 @@ public import FoundationEssentials
 public import TesseraPostgres
 
 /// What a factor declares about itself (the "factory" half of a plugin, after Keycloak): its id, the members it
-/// adds to the multi-factor methods, how long its sessions last, and the migrations of its own tables. The router
-/// reads nothing else about a factor, so a new factor needs no change to the router.
+/// adds to the multi-factor methods, its `amr` value and name, how the login pages drive it, how long its sessions
+/// last, and the migrations of its own tables. The router, the token endpoints and the login pages read nothing
+/// else about a factor, so a new factor needs no change outside its own folder.
+///
+/// The self-description is plain data with a JSON form, for a factor served remotely that sends it as a document:
+/// `amr` and `displayName` are strings, and `loginPages` is ``FactorLoginPages/json``.
 public struct FactorDescriptor: Sendable {
     /// The factor's id.
     public var id: FactorID
+    /// The `amr` value (RFC 8176) of a sign-in that passed this factor (`otp` for TOTP, `sms` for SMS). JSON:
+    /// `amr`.
+    public var amr: String
+    /// What the factor is called on pages (`Authenticator app`, `Text message (SMS)`). JSON: `displayName`.
+    public var displayName: String
+    /// How the login pages drive the factor; nil when they cannot (its enrolments are then not offered on the
+    /// pages, which send the user to the app). JSON: `loginPages`.
+    public var loginPages: FactorLoginPages?
     /// The `mfaEnrollment.start` param that selects this factor (`totpEnrollmentInfo`).
     public var enrollmentInfo: FactorMember
     /// The `mfaEnrollment.start` result member (`totpSessionInfo`).
@@ -25,13 +37,17 @@ public struct FactorDescriptor: Sendable {
     /// The migrations of the factor's own tables, under a module name of its own.
     public var migrations: [Migration]
 
-    /// A descriptor with every part given.
+    /// A descriptor with every part given. `amr` and `displayName` default to the id.
     public init(
-        id: FactorID, enrollmentInfo: FactorMember, enrollmentResult: FactorMember, verificationInfo: FactorMember,
-        signInStart: SignInStartMembers? = nil, enrollmentLifetime: TimeInterval, signInLifetime: TimeInterval = 0,
+        id: FactorID, amr: String? = nil, displayName: String? = nil, enrollmentInfo: FactorMember,
+        enrollmentResult: FactorMember, verificationInfo: FactorMember, signInStart: SignInStartMembers? = nil,
+        enrollmentLifetime: TimeInterval, signInLifetime: TimeInterval = 0, loginPages: FactorLoginPages? = nil,
         migrations: [Migration] = []
     ) {
         self.id = id
+        self.amr = amr ?? id.rawValue
+        self.displayName = displayName ?? id.rawValue
+        self.loginPages = loginPages
         self.enrollmentInfo = enrollmentInfo
         self.enrollmentResult = enrollmentResult
         self.verificationInfo = verificationInfo

@@ -113,7 +113,8 @@ public final class MultiFactorRouter: Sendable {
         MfaEnrollment(
             mfaEnrollmentId: enrollment.id, displayName: enrollment.displayName,
             enrolledAt: RFC3339.string(from: enrollment.enrolledAt),
-            factorInfo: factor?.publicInfo(of: enrollment, masked: masked) ?? enrollment.publicInfo)
+            factorInfo: factor?.publicInfo(of: enrollment, masked: masked) ?? enrollment.publicInfo,
+            factorID: enrollment.factor.rawValue)
     }
 
     /// Runs one step of `factor` in `tenantID`, counting and logging its outcome (never a user's code or secret).

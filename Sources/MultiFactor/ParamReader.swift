@@ -15,6 +15,21 @@ public struct ParamReader {
         self.object = object
     }
 
+    /// A factor's info object read against the member that declares it (``FactorMember/reader(_:excluding:)``), so
+    /// that the names a factor accepts are written once, in its schema: the keys of the schema's `properties` may
+    /// appear, or any key when the schema does not set `additionalProperties` to false. `excluded` are members the
+    /// schema declares for one method that the other must refuse: a verification info serves both finalize
+    /// methods, but TOTP takes `sessionInfo` only at enrolment and SMS takes `phoneNumber` only at sign-in.
+    public init(_ object: JSONObject, member: FactorMember, excluding excluded: Set<String> = []) throws(AuthError) {
+        let schema = member.schema.objectValue ?? JSONObject()
+        let closed = schema["additionalProperties"] == .bool(false)
+        let declared = Set(schema["properties"]?.objectValue?.keys ?? [])
+        if let unknown = object.keys.first(where: { excluded.contains($0) || (closed && !declared.contains($0)) }) {
+            throw AuthError(.invalidArgument, "Unknown param \(unknown).")
+        }
+        self.object = object
+    }
+
     /// The string member `key`, or nil when absent.
     public func string(_ key: String) throws(AuthError) -> String? {
         guard let value = object[key], value != .null else { return nil }

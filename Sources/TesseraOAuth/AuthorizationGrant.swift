@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import MultiFactor
 
 /// What an authorization code stands for: who signed in, how, for which client, redirect URI and PKCE
 /// challenge. The authorize endpoint stores it behind a code; the token endpoint redeems it.
@@ -44,8 +45,8 @@ public struct AuthorizationGrant: Sendable, Equatable {
         self.signInFamilyID = signInFamilyID
     }
 
-    /// The `amr` claim (RFC 8176) of tokens issued from this grant.
-    public var authenticationMethods: [String] {
-        AuthenticationMethods.references(provider: provider, secondFactor: secondFactor)
+    /// The `amr` claim (RFC 8176) of tokens issued from this grant, with the second factor's value from `factors`.
+    public func authenticationMethods(factors: FactorRegistry) -> [String] {
+        AuthenticationMethods.references(provider: provider, secondFactor: secondFactor, factors: factors)
     }
 }

@@ -5,12 +5,13 @@ import TesseraJSON
 import TesseraPostgres
 
 /// The enrolment `MANDATORY` demands before a code is issued, driven through the router as
-/// `mfaEnrollment.start` / `mfaEnrollment.finalize` would be with the enrolment-only ID token of the sign-in:
-/// TOTP (QR code as inline SVG, the key in text, then `code`) or a phone (`phoneNumber`, an SMS, then `code`).
+/// `mfaEnrollment.start` / `mfaEnrollment.finalize` would be with the enrolment-only ID token of the sign-in, for
+/// any factor that declares login pages: the fields it asks for become its enrolment info, the page shows what its
+/// display holds (a QR code and key for TOTP, instructions), and the code goes into its verification info.
 struct EnrollmentStep: Sendable {
     let context: LoginContext
 
-    /// `POST /oauth2/login/enroll` with `factor` (`totp` or `phone`) and, for a phone, `phoneNumber`.
+    /// `POST /oauth2/login/enroll` with `factor` (a factor id) and the fields that factor declares.
     ///
     /// Not optimized: Swift 6.3's optimizer crashes (signal 11 while splitting this coroutine) on it in release
     /// builds. It runs once per enrolment.
@@ -23,41 +24,41 @@ struct EnrollmentStep: Sendable {
             return context.nextPage(opened)
         }
         let renderer = LoginPageRenderer(context: context)
-        let phoneNumber = Self.compact(form["phoneNumber"] ?? "")
-        let factor = form["factor"] ?? ""
-        if let problem = Self.problem(factor: factor, phoneNumber: phoneNumber) {
-            return try await renderer.render(pool, opened, errors: problem, status: .badRequest)
+        guard let factor = try await context.pageFactor(form["factor"]) else {
+            return try await renderer.render(pool, opened, errors: .general("Choose a method."), status: .badRequest)
+        }
+        var typed: [String: String] = [:]
+        var missing = FormErrors()
+        for field in factor.pages.enrollFields {
+            let value = field.normalized(form[field.name] ?? "")
+            typed[field.name] = value
+            if field.required, value.isEmpty { missing.fields[field.name] = "Enter your \(field.label.lowercased())." }
+        }
+        guard missing.fields.isEmpty else {
+            return try await renderer.render(pool, opened, errors: missing, status: .badRequest, typed: typed)
         }
         do {
-            try await begin(&opened, factor: factor, phoneNumber: phoneNumber, client: client)
+            try await begin(&opened, factor: factor, typed: typed, client: client)
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) {
                 return try await SecondFactorStep(context: context).restart(pool, &opened, error: error)
             }
             let (errors, status) = LoginErrorMessages.describe(error)
-            return try await renderer.render(pool, opened, errors: errors, status: status, typed: phoneNumber)
+            return try await renderer.render(pool, opened, errors: errors, status: status, typed: typed)
         }
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
     }
 
-    /// What is wrong with the enrolment form, if anything: an unknown `factor`, or a phone without a number.
-    private static func problem(factor: String, phoneNumber: String) -> FormErrors? {
-        switch factor {
-        case "totp": nil
-        case "phone": phoneNumber.isEmpty ? .field("phoneNumber", "Enter your phone number.") : nil
-        default: .general("Choose a method.")
-        }
-    }
-
-    /// `POST /oauth2/login/resend` while a phone is being enrolled: a new code to the same number.
+    /// `POST /oauth2/login/resend` while a factor that declares a resend is being enrolled: the enrolment starts
+    /// again with what the user typed (a new code to the same number).
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .enrollPhone, let number = opened.flow.challenge?.phoneNumber else {
-            return context.nextPage(opened)
-        }
+        guard opened.flow.step == .enrollFactor, let factor = try await context.pageFactor(opened.flow.factor),
+            factor.pages.resend, let challenge = opened.flow.challenge
+        else { return context.nextPage(opened) }
         do {
-            try await begin(&opened, factor: "phone", phoneNumber: number, client: client)
+            try await begin(&opened, factor: factor, typed: challenge.fields ?? [:], client: client)
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) {
                 return try await SecondFactorStep(context: context).restart(pool, &opened, error: error)
@@ -73,23 +74,21 @@ struct EnrollmentStep: Sendable {
     func verify(_ pool: PostgresPool, _ opened: OpenedFlow, code: String) async throws -> HTTPResponse {
         var opened = opened
         let renderer = LoginPageRenderer(context: context)
-        guard let idToken = opened.flow.credential, let factor = opened.flow.factor,
+        guard let idToken = opened.flow.credential, let factor = try await context.pageFactor(opened.flow.factor),
             let sessionInfo = opened.flow.challenge?.sessionInfo
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {
             return try await renderer.render(
                 pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
         }
-        let info: JSONObject =
-            factor == "phone"
-            ? ["sessionInfo": .string(sessionInfo), "code": .string(code)]
-            : ["sessionInfo": .string(sessionInfo), "verificationCode": .string(code)]
+        var info: JSONObject = ["sessionInfo": .string(sessionInfo)]
+        info[factor.pages.code.infoKey] = .string(code)
         let tokens: TokenResult
         do {
             tokens = try await context.router.finalizeEnrollment(
                 EnrollmentFinalizeRequest(
                     idToken: idToken, tenantID: opened.flow.request.tenantID, displayName: nil,
-                    factor: FactorID(rawValue: factor), info: info))
+                    factor: factor.descriptor.id, info: info))
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) {
                 return try await SecondFactorStep(context: context).restart(pool, &opened, error: error)
@@ -100,33 +99,29 @@ struct EnrollmentStep: Sendable {
         return try await LoginCompletion(context: context).finish(pool, opened, tokens: tokens)
     }
 
-    /// Starts an enrolment of `factor` and moves the flow to its code page (not saved).
-    private func begin(_ opened: inout OpenedFlow, factor: String, phoneNumber: String, client: String?) async throws {
+    /// Starts an enrolment of `factor` with the `typed` fields as its info and moves the flow to its enrolment
+    /// page (not saved). The `sessionInfo` is read where the protocol puts it: in the factor's result member.
+    private func begin(
+        _ opened: inout OpenedFlow, factor: PageFactor, typed: [String: String], client: String?
+    ) async throws {
         guard let idToken = opened.flow.credential else { return }
-        let info: JSONObject = factor == "phone" ? ["phoneNumber": .string(phoneNumber)] : [:]
+        var info = JSONObject()
+        for field in factor.pages.enrollFields {
+            if let value = typed[field.name], !value.isEmpty { info[field.infoKey] = .string(value) }
+        }
         var request = EnrollmentStartRequest(
             idToken: idToken, tenantID: opened.flow.request.tenantID, languageCode: nil,
-            factor: FactorID(rawValue: factor), info: info)
+            factor: factor.descriptor.id, info: info)
         request.clientAddress = client
         request.appVerifiedByServer = true
         let started = try await context.router.startEnrollment(request)
-        let member = factor == "phone" ? "phoneSessionInfo" : "totpSessionInfo"
-        let sessionInfo = started.result[member]?.objectValue?["sessionInfo"]?.stringValue
-        opened.flow.factor = factor
-        if factor == "phone" {
-            opened.flow.step = .enrollPhone
-            opened.flow.challenge = LoginChallenge(sessionInfo: sessionInfo, phoneNumber: phoneNumber)
-            opened.flow.smsSentAt = context.now
-        } else {
-            opened.flow.step = .enrollTOTP
-            opened.flow.challenge = LoginChallenge(
-                sessionInfo: sessionInfo, manualEntryKey: started.display.manualEntryKey,
-                qrCodeSVG: started.display.qrCodeSVG, instructions: started.display.instructions)
-        }
-    }
-
-    /// A typed phone number without the spaces, dashes, dots and parentheses people write in them.
-    static func compact(_ number: String) -> String {
-        String(number.filter { !" -.()\t".contains($0) })
+        let result = started.result[factor.descriptor.enrollmentResult.name]?.objectValue
+        opened.flow.factor = factor.id
+        opened.flow.step = .enrollFactor
+        opened.flow.challenge = LoginChallenge(
+            sessionInfo: result?["sessionInfo"]?.stringValue, fields: typed.isEmpty ? nil : typed,
+            manualEntryKey: started.display.manualEntryKey, qrCodeSVG: started.display.qrCodeSVG,
+            instructions: started.display.instructions)
+        if factor.pages.resend { opened.flow.smsSentAt = context.now }
     }
 }

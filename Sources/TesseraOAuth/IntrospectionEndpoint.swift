@@ -91,7 +91,8 @@ public struct IntrospectionEndpoint: Sendable {
         guard let row = result.rows.first else { return nil }
         let tenant = try row.decode(String?.self, at: 7)
         let amr = AuthenticationMethods.references(
-            provider: try row.decode(String.self, at: 5), secondFactor: try row.decode(String?.self, at: 6))
+            provider: try row.decode(String.self, at: 5), secondFactor: try row.decode(String?.self, at: 6),
+            factors: environment.factors)
         var answer: JSONObject = [
             "active": true, "token_type": "refresh_token", "scope": .string(try row.decode(String.self, at: 2)),
             "client_id": .string(clientID), "sub": .string(try row.decode(String.self, at: 3)),

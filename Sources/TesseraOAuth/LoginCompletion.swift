@@ -23,7 +23,8 @@ struct LoginCompletion: Sendable {
         case .tokens(let tokens):
             return try await finish(pool, opened, tokens: tokens)
         case .challenge(let challenge):
-            let usable = challenge.mfaInfo.filter { LoginForms.factorID(of: $0) != nil }
+            let factors = try await context.factors()
+            let usable = challenge.mfaInfo.filter { PageFactor($0.factorID, in: factors) != nil }
             guard let first = usable.first else {
                 return ErrorPage.response(
                     .badRequest, title: "Sign-in not possible here",
@@ -36,7 +37,7 @@ struct LoginCompletion: Sendable {
             if usable.count == 1 {
                 opened.flow.step = .secondFactor
                 opened.flow.enrollmentID = first.mfaEnrollmentId
-                opened.flow.factor = LoginForms.factorID(of: first)
+                opened.flow.factor = first.factorID
             } else {
                 opened.flow.step = .chooseFactor
             }

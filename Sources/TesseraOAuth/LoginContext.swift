@@ -82,6 +82,18 @@ struct LoginContext: Sendable {
         return .opened(OpenedFlow(flow: flow, flowID: flowID, forms: forms))
     }
 
+    /// The factors the pages offer and drive: the router's registry. Every page and form reads them here, so that
+    /// factors the router learns at run time reach the pages through this one place.
+    func factors() async throws -> FactorRegistry {
+        router.registry
+    }
+
+    /// The factor `id` when the login pages can drive it; nil for an unknown id, a factor that is no longer
+    /// offered, or one that declares no login pages.
+    func pageFactor(_ id: String?) async throws -> PageFactor? {
+        PageFactor(id, in: try await factors())
+    }
+
     /// The page that shows a flow's next step.
     func nextPage(_ opened: OpenedFlow) -> HTTPResponse {
         LoginResponse.redirect(to: "/oauth2/login?flow=" + PercentEncoding.encode(opened.flowID), status: .seeOther)

@@ -20,15 +20,15 @@ struct LoginFlow: Sendable {
     var userID: String?
     /// The pending credential (second factor) or the enrolment-only ID token (MANDATORY), in clear once loaded.
     var credential: String?
-    /// The enrolments the user may pick among (masked, as a challenge lists them).
+    /// The enrolments the user may pick among (masked, as a challenge lists them, with their factor ids).
     var factors: [MfaEnrollment]
     /// The enrolment chosen for the second factor.
     var enrollmentID: String?
-    /// The factor of the chosen enrolment, or of the enrolment being made: `totp` or `phone`.
+    /// The factor id of the chosen enrolment, or of the enrolment being made (`totp`, `phone`).
     var factor: String?
     /// The open factor challenge, in clear once loaded.
     var challenge: LoginChallenge?
-    /// When the code page sent its first SMS for the current challenge.
+    /// When the code of the current challenge was sent (a factor's start step: the SMS).
     var smsSentAt: Date?
     /// The SSO session this flow upgrades with a second factor, when it started from one.
     var browserSessionHash: [UInt8]?

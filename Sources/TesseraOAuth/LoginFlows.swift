@@ -42,21 +42,29 @@ enum LoginFlows {
         let credential = try row.decode([UInt8]?.self, at: 12).map {
             String(decoding: try keyRing.open($0, associatedData: hash), as: UTF8.self)
         }
-        let factors = try row.decode(String?.self, at: 13).map {
-            try JSONValueDecoder().decode([MfaEnrollment].self, from: try JSONParser().parse(Array($0.utf8)))
+        // A list stored before enrolments carried their factor id has no `factor` members and does not decode.
+        let storedFactors = try row.decode(String?.self, at: 13)
+        let factors = storedFactors.flatMap { text in
+            (try? JSONValueDecoder().decode([StoredEnrollment].self, from: try JSONParser().parse(Array(text.utf8))))
+                .map { $0.map(\.enrollment) }
         }
         let challenge = try row.decode([UInt8]?.self, at: 16).map {
             try JSONValueDecoder().decode(
                 LoginChallenge.self, from: try JSONParser().parse(try keyRing.open($0, associatedData: hash)))
         }
-        return LoginFlow(
-            hash: hash, browserHash: try row.decode([UInt8].self, at: 1), request: request,
-            step: LoginStep(rawValue: try row.decode(String.self, at: 10)) ?? .password,
+        let step = LoginStep(rawValue: try row.decode(String.self, at: 10))
+        var flow = LoginFlow(
+            hash: hash, browserHash: try row.decode([UInt8].self, at: 1), request: request, step: step ?? .password,
             userID: try row.decode(String?.self, at: 11), credential: credential, factors: factors ?? [],
             enrollmentID: try row.decode(String?.self, at: 14), factor: try row.decode(String?.self, at: 15),
             challenge: challenge, smsSentAt: try row.decode(Date?.self, at: 17),
             browserSessionHash: try row.decode([UInt8]?.self, at: 18), expiresAt: try row.decode(Date.self, at: 19),
             completedAt: try row.decode(Date?.self, at: 20))
+        // Flows stored by an older server (the retired steps `enroll_totp` and `enroll_phone`, enrolment lists
+        // without factor ids) are answered with a restart at the password step rather than read on: a flow lives
+        // at most 10 minutes, so only sign-ins under way during an upgrade meet it.
+        if step == nil || (storedFactors != nil && factors == nil) { flow.restart() }
+        return flow
     }
 
     /// Writes the step and what it holds; false when the flow has meanwhile been completed or has expired.
@@ -103,10 +111,31 @@ enum LoginFlows {
         _ flow: LoginFlow, keyRing: KeyRing
     ) throws -> (credential: [UInt8]?, factors: String?, challenge: [UInt8]?) {
         let credential = try flow.credential.map { try keyRing.seal(Array($0.utf8), associatedData: flow.hash) }
-        let factors = flow.factors.isEmpty ? nil : try JSONValueEncoder().encode(flow.factors).description
+        let factors =
+            flow.factors.isEmpty
+            ? nil : try JSONValueEncoder().encode(flow.factors.map(StoredEnrollment.init)).description
         let challenge = try flow.challenge.map {
             try keyRing.seal(try JSONValueEncoder().encode($0).serialized(), associatedData: flow.hash)
         }
         return (credential, factors, challenge)
+    }
+}
+
+/// An enrolment of a flow's choice as the `factors` column stores it: the API object and, beside it, the id of its
+/// factor, which the API object does not carry (``MfaEnrollment/factorID``).
+private struct StoredEnrollment: Codable {
+    var factor: String
+    var enrollment: MfaEnrollment
+
+    init(_ enrollment: MfaEnrollment) {
+        factor = enrollment.factorID ?? ""
+        self.enrollment = enrollment
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        factor = try container.decode(String.self, forKey: .factor)
+        enrollment = try container.decode(MfaEnrollment.self, forKey: .enrollment)
+        enrollment.factorID = factor
     }
 }

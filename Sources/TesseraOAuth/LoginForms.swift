@@ -1,10 +1,12 @@
+import MultiFactor
 import TesseraCore
 import TesseraHTTP
 import TesseraJSON
 
 /// The forms of the login pages, one per step. Field names are the stable ones of API §6 (`email`, `password`,
-/// `code`, `mfaEnrollmentId`, `phoneNumber`); every form, field and button has a stable id for automation, and
-/// every form posts back the hidden `flow` and `csrf` inputs.
+/// `code`, `mfaEnrollmentId`, and the enrolment fields factors declare, such as `phoneNumber`); every form, field
+/// and button has a stable id for automation, and every form posts back the hidden `flow` and `csrf` inputs. The
+/// forms name no factor: what a factor needs is in its ``FactorLoginPages``.
 struct LoginForms {
     let flowID: String
     let csrf: String
@@ -25,13 +27,15 @@ struct LoginForms {
                 })
     }
 
-    /// A choice among several second factors.
-    func chooseFactor(_ factors: [MfaEnrollment], errors: FormErrors) -> String {
-        let options = factors.enumerated().map { index, enrollment in
+    /// A choice among several second factors, each enrolment named by `label`.
+    func chooseFactor(_ factors: [(enrollment: MfaEnrollment, label: String)], errors: FormErrors) -> String {
+        let options = factors.enumerated().map { index, choice in
             let id = "factor-\(index + 1)"
+            let enrollmentID = choice.enrollment.mfaEnrollmentId
+            let label = Self.describe(choice.enrollment, as: choice.label)
             return #"<div><input type="radio" id="\#(id)" name="mfaEnrollmentId" "#
-                + #"value="\#(HTML.escape(enrollment.mfaEnrollmentId))" required\#(index == 0 ? " checked" : "")>"#
-                + #" <label for="\#(id)">\#(HTML.escape(Self.describe(enrollment)))</label></div>"#
+                + #"value="\#(HTML.escape(enrollmentID))" required\#(index == 0 ? " checked" : "")>"#
+                + #" <label for="\#(id)">\#(HTML.escape(label))</label></div>"#
         }
         let error = errors.fields["mfaEnrollmentId"].map {
             #"<p id="mfaEnrollmentId-error" class="error" role="alert">\#(HTML.escape($0))</p>"#
@@ -46,17 +50,18 @@ struct LoginForms {
                 })
     }
 
-    /// The code of the chosen second factor; for SMS, a resend control; with several factors, a way back.
-    func secondFactor(_ enrollment: MfaEnrollment?, canChooseAnother: Bool, errors: FormErrors) -> String {
-        let isPhone = enrollment.map(Self.isPhone) ?? false
-        let number = enrollment?.factorInfo["phoneInfo"]?.stringValue ?? "your phone"
+    /// The code of the chosen second factor, with its factor's instructions; a resend control when the factor
+    /// declares one and has a start step to repeat; with several factors, a way back.
+    func secondFactor(
+        _ enrollment: MfaEnrollment?, factor: PageFactor?, canChooseAnother: Bool, errors: FormErrors
+    ) -> String {
         let lead =
-            isPhone
-            ? "Enter the 6-digit code we sent by SMS to \(number)."
-            : "Enter the 6-digit code your authenticator app shows."
+            factor.flatMap { factor in
+                FactorLoginPages.fill(factor.pages.signInInstructions) { enrollment?.factorInfo[$0]?.stringValue }
+            } ?? "Enter your verification code."
         var content = LoginPageLayout.alert(errors.general) + #"<p id="instructions">\#(HTML.escape(lead))</p>"#
-        content += codeForm(errors: errors)
-        if isPhone { content += resendForm() }
+        content += codeForm(factor?.pages.code, errors: errors)
+        if let factor, factor.pages.resend, factor.descriptor.signInStart != nil { content += resendForm() }
         if canChooseAnother {
             content += form("another-factor-form", action: "/oauth2/login/factor") {
                 button("choose-another", "Use another method", name: "chooseAnother")
@@ -65,25 +70,26 @@ struct LoginForms {
         return LoginPageLayout.document(title: "Enter your code", content: content)
     }
 
-    /// The choice of a factor to enrol, when `MANDATORY` demands one.
-    func chooseEnrollment(offers: [String], phoneNumber: String?, errors: FormErrors) -> String {
+    /// The choice of a factor to enrol, when `MANDATORY` demands one: per factor a form `enroll-ID-form` with the
+    /// hidden `factor`, its fields (refilled from `typed`) and a button `enroll-ID` named `enrollId`. An error of
+    /// a field no form shows is shown above them.
+    func chooseEnrollment(offers: [PageFactor], typed: [String: String], errors: FormErrors) -> String {
+        let shownFields = Set(offers.flatMap { $0.pages.enrollFields.map(\.name) })
+        let stray = errors.fields.filter { !shownFields.contains($0.key) }.sorted { $0.key < $1.key }.first?.value
         var content =
-            LoginPageLayout.alert(errors.general)
+            LoginPageLayout.alert(errors.general ?? stray)
             + #"<p id="instructions">Your account must be protected with a second factor. Set one up to continue.</p>"#
-        if offers.contains("totp") {
-            content += form("enroll-totp-form", action: "/oauth2/login/enroll") {
-                #"<input type="hidden" name="factor" value="totp">"#
-                    + button("enroll-totp", "Use an authenticator app", name: "enrollTotp")
-            }
-        }
-        if offers.contains("phone") {
-            content += form("enroll-phone-form", action: "/oauth2/login/enroll") {
-                #"<input type="hidden" name="factor" value="phone">"#
-                    + LoginPageLayout.field(
-                        id: "phoneNumber", label: "Phone number", type: "tel", autocomplete: "tel",
-                        value: phoneNumber, error: errors.fields["phoneNumber"],
-                        hint: "In international format, for example +15555550100.")
-                    + button("enroll-phone", "Send a code by SMS", name: "enrollPhone")
+        for factor in offers {
+            let id = factor.id
+            content += form("enroll-\(id)-form", action: "/oauth2/login/enroll") {
+                #"<input type="hidden" name="factor" value="\#(HTML.escape(id))">"#
+                    + factor.pages.enrollFields.map { field in
+                        LoginPageLayout.field(
+                            id: field.name, label: field.label, type: field.inputType,
+                            autocomplete: field.autocomplete, value: typed[field.name],
+                            error: errors.fields[field.name], hint: field.hint, required: field.required)
+                    }.joined()
+                    + button("enroll-\(id)", factor.pages.enrollButton, name: Self.enrollButtonName(id))
             }
         }
         if offers.isEmpty {
@@ -92,38 +98,36 @@ struct LoginForms {
         return LoginPageLayout.document(title: "Set up a second factor", content: content)
     }
 
-    /// TOTP enrolment: the QR code, the key in text, the instructions, then a code.
-    func enrollTOTP(_ challenge: LoginChallenge, errors: FormErrors) -> String {
+    /// The enrolment of `factor`: the instructions (the factor's, filled from what the user typed, or its
+    /// display's), the QR code and the key when its display has them, then a code, and a resend control when the
+    /// factor declares one.
+    func enrollFactor(_ factor: PageFactor?, _ challenge: LoginChallenge, errors: FormErrors) -> String {
+        let instructions =
+            factor?.pages.enrollInstructions.flatMap { template in
+                FactorLoginPages.fill(template) { challenge.fields?[$0] }
+            } ?? challenge.instructions ?? ""
         var content = LoginPageLayout.alert(errors.general)
-        content += #"<p id="instructions">\#(HTML.escape(challenge.instructions ?? ""))</p>"#
+        content += #"<p id="instructions">\#(HTML.escape(instructions))</p>"#
         if let svg = challenge.qrCodeSVG {
             content +=
-                #"<figure id="qr-code" class="qr-code" role="img" "#
-                + #"aria-label="QR code for your authenticator app">"# + svg + "</figure>"
+                #"<figure id="qr-code" class="qr-code" role="img" aria-label="QR code to scan">"# + svg + "</figure>"
         }
         if let key = challenge.manualEntryKey {
             content += #"<p>Or type in this key: <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#
         }
-        content += codeForm(errors: errors)
-        return LoginPageLayout.document(title: "Set up your authenticator app", content: content)
+        content += codeForm(factor?.pages.code, errors: errors)
+        if factor?.pages.resend == true { content += resendForm() }
+        let title = factor.map { $0.pages.enrollTitle } ?? "Set up your second factor"
+        return LoginPageLayout.document(title: title, content: content)
     }
 
-    /// Phone enrolment: the code sent to the new number, with a resend control.
-    func enrollPhone(_ challenge: LoginChallenge, errors: FormErrors) -> String {
-        let number = challenge.phoneNumber ?? "your phone"
-        var content =
-            LoginPageLayout.alert(errors.general)
-            + #"<p id="instructions">Enter the 6-digit code we sent by SMS to \#(HTML.escape(number)).</p>"#
-        content += codeForm(errors: errors) + resendForm()
-        return LoginPageLayout.document(title: "Confirm your phone number", content: content)
-    }
-
-    private func codeForm(errors: FormErrors) -> String {
+    /// The code form; its field is always `code`, labelled and sized as the factor declares.
+    private func codeForm(_ code: FactorCodeField?, errors: FormErrors) -> String {
         form("code-form", action: "/oauth2/login/code") {
             LoginPageLayout.field(
-                id: "code", label: "Verification code", type: "text", autocomplete: "one-time-code",
+                id: "code", label: code?.label ?? "Verification code", type: "text", autocomplete: "one-time-code",
                 error: errors.fields["code"],
-                extra: #"inputmode="numeric" pattern="[0-9]*" maxlength="6" spellcheck="false""#)
+                extra: #"inputmode="numeric" pattern="[0-9]*" maxlength="\#(code?.length ?? 6)" spellcheck="false""#)
                 + button("verify", "Verify")
         }
     }
@@ -141,29 +145,15 @@ struct LoginForms {
         #"<button id="\#(id)" name="\#(name ?? id)" type="submit">\#(HTML.escape(label))</button>"#
     }
 
-    /// How an enrolment is named on the page: its display name and kind, with the masked number of a phone.
-    static func describe(_ enrollment: MfaEnrollment) -> String {
-        let kind: String
-        if let phone = enrollment.factorInfo["phoneInfo"]?.stringValue {
-            kind = "SMS to \(phone)"
-        } else if enrollment.factorInfo["totpInfo"] != nil {
-            kind = "Authenticator app"
-        } else {
-            kind = "Second factor"
-        }
-        guard let name = enrollment.displayName, !name.isEmpty else { return kind }
-        return "\(name) (\(kind))"
+    /// How an enrolment is named on the page: its display name and its factor's `label`.
+    static func describe(_ enrollment: MfaEnrollment, as label: String) -> String {
+        guard let name = enrollment.displayName, !name.isEmpty else { return label }
+        return "\(name) (\(label))"
     }
 
-    /// Whether `enrollment` is an SMS factor.
-    static func isPhone(_ enrollment: MfaEnrollment) -> Bool {
-        enrollment.factorInfo["phoneInfo"] != nil
-    }
-
-    /// The factor id of `enrollment` (`phone`, `totp`), or nil for factors the pages cannot drive.
-    static func factorID(of enrollment: MfaEnrollment) -> String? {
-        if enrollment.factorInfo["phoneInfo"] != nil { return "phone" }
-        if enrollment.factorInfo["totpInfo"] != nil { return "totp" }
-        return nil
+    /// The name of the button that enrols factor `id`: `enroll` and the id with its first letter capitalized
+    /// (`enrollTotp`, `enrollPhone`).
+    static func enrollButtonName(_ id: String) -> String {
+        "enroll" + id.prefix(1).uppercased() + id.dropFirst()
     }
 }

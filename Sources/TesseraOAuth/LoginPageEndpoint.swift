@@ -1,8 +1,9 @@
+import MultiFactor
 import TesseraHTTP
 import TesseraPostgres
 
-/// `GET /oauth2/login?flow=…`: the page of the flow's current step. The code page of an SMS factor sends its
-/// first SMS as it is first shown (claimed once in the database, so a reload does not send again).
+/// `GET /oauth2/login?flow=…`: the page of the flow's current step. The code page of a factor with a sign-in start
+/// step (SMS) runs it as the page is first shown (claimed once in the database, so a reload does not send again).
 struct LoginPageEndpoint: Sendable {
     let context: LoginContext
 
@@ -18,7 +19,8 @@ struct LoginPageEndpoint: Sendable {
             }
             var errors = FormErrors.none
             var status = HTTPStatus.ok
-            if opened.flow.step == .secondFactor, opened.flow.factor == "phone", opened.flow.smsSentAt == nil,
+            if opened.flow.step == .secondFactor, opened.flow.smsSentAt == nil,
+                try await context.pageFactor(opened.flow.factor)?.descriptor.signInStart != nil,
                 try await LoginFlows.claimSMS(pool, hash: opened.flow.hash, now: context.now)
             {
                 if let failed = try await SecondFactorStep(context: context).sendCode(pool, &opened, client: client) {

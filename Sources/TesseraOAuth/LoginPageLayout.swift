@@ -29,16 +29,19 @@ enum LoginPageLayout {
             + #"<input type="hidden" name="csrf" value="\#(HTML.escape(csrf))">"#
     }
 
-    /// A labelled input with its error (if any) next to it, tied by `aria-describedby`.
+    /// A labelled input with its error (if any) next to it, tied by `aria-describedby`. `id` is also the input's
+    /// name; it and `type` may come from a factor's declaration, so they are escaped as every text is.
     static func field(
         id: String, label: String, type: String, autocomplete: String?, value: String? = nil, error: String?,
-        hint: String? = nil, extra: String = ""
+        hint: String? = nil, required: Bool = true, extra: String = ""
     ) -> String {
+        let id = HTML.escape(id)
         var described: [String] = []
         if hint != nil { described.append("\(id)-hint") }
         if error != nil { described.append("\(id)-error") }
-        var attributes = #"id="\#(id)" name="\#(id)" type="\#(type)" required"#
-        if let autocomplete { attributes += #" autocomplete="\#(autocomplete)""# }
+        var attributes = #"id="\#(id)" name="\#(id)" type="\#(HTML.escape(type))""#
+        if required { attributes += " required" }
+        if let autocomplete { attributes += #" autocomplete="\#(HTML.escape(autocomplete))""# }
         if let value { attributes += #" value="\#(HTML.escape(value))""# }
         if !described.isEmpty { attributes += #" aria-describedby="\#(described.joined(separator: " "))""# }
         if error != nil { attributes += #" aria-invalid="true""# }

@@ -3,45 +3,53 @@ import TesseraCore
 import TesseraHTTP
 import TesseraPostgres
 
-/// Renders the page of a flow's current step, with errors of the last submission when there are any.
+/// Renders the page of a flow's current step, with errors of the last submission when there are any. What a page
+/// shows of a factor comes from the factor's descriptor in the router's registry.
 struct LoginPageRenderer: Sendable {
     let context: LoginContext
 
-    /// The page of `opened`'s step. `typed` is what the user typed into the step's text field (`email` or
-    /// `phoneNumber`), shown again after an error.
+    /// The page of `opened`'s step. `typed` is what the user typed into the step's text fields (`email`, or an
+    /// enrolment field such as `phoneNumber`), by field name, shown again after an error.
     func render(
         _ pool: PostgresPool, _ opened: OpenedFlow, errors: FormErrors = .none, status: HTTPStatus = .ok,
-        typed: String? = nil
+        typed: [String: String] = [:]
     ) async throws -> HTTPResponse {
         let flow = opened.flow
         let forms = opened.forms
+        let factors = try await context.factors()
         let html: String
         switch flow.step {
         case .password:
-            html = forms.password(email: typed ?? flow.request.loginHint, errors: errors)
+            html = forms.password(email: typed["email"] ?? flow.request.loginHint, errors: errors)
         case .chooseFactor:
-            html = forms.chooseFactor(flow.factors, errors: errors)
+            let choices = flow.factors.map { enrollment in
+                (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? "Second factor")
+            }
+            html = forms.chooseFactor(choices, errors: errors)
         case .secondFactor:
             html = forms.secondFactor(
                 flow.factors.first { $0.mfaEnrollmentId == flow.enrollmentID },
+                factor: PageFactor(flow.factor, in: factors),
                 canChooseAnother: flow.factors.count > 1, errors: errors)
         case .chooseEnrollment:
             html = forms.chooseEnrollment(
-                offers: try await enrollmentOffers(pool, tenantID: flow.request.tenantID), phoneNumber: typed,
+                offers: try await enrollmentOffers(pool, factors, tenantID: flow.request.tenantID), typed: typed,
                 errors: errors)
-        case .enrollTOTP:
-            html = forms.enrollTOTP(flow.challenge ?? LoginChallenge(), errors: errors)
-        case .enrollPhone:
-            html = forms.enrollPhone(flow.challenge ?? LoginChallenge(), errors: errors)
+        case .enrollFactor:
+            html = forms.enrollFactor(
+                PageFactor(flow.factor, in: factors), flow.challenge ?? LoginChallenge(), errors: errors)
         }
         return LoginResponse.html(html, status: status, redirectURI: flow.request.redirectURI)
     }
 
-    /// The factors the pages can enrol that the tenant's configuration enables: `totp`, `phone`.
-    func enrollmentOffers(_ pool: PostgresPool, tenantID: String?) async throws -> [String] {
+    /// The factors of `factors`, in registration order, that the tenant's configuration enables and that declare
+    /// login pages.
+    func enrollmentOffers(
+        _ pool: PostgresPool, _ factors: FactorRegistry, tenantID: String?
+    ) async throws -> [PageFactor] {
         let config = try await context.services.configs.forUserMethod(pool, tenantID: tenantID)
-        return ["totp", "phone"].filter { id in
-            context.router.registry.factor(FactorID(rawValue: id))?.isEnabled(by: config.mfa) == true
+        return factors.factors.filter { $0.isEnabled(by: config.mfa) }.compactMap {
+            PageFactor($0.descriptor)
         }
     }
 }

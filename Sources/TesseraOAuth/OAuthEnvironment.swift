@@ -1,34 +1,40 @@
 import FoundationEssentials
 public import Logging
+public import MultiFactor
 public import TesseraCore
 public import TesseraPostgres
 import TesseraCrypto
 
 /// What the OAuth endpoints share: the database (every piece of state lives there), the signing keys, the
-/// issuer, the clock that dates every token and expiry, and the log.
+/// issuer, the clock that dates every token and expiry, the factors (whose descriptors give the `amr` of a second
+/// factor), and the log.
 public struct OAuthEnvironment: Sendable {
     public let database: PostgresClient
     public let signingKeys: SigningKeys
     /// `iss` of every token, and the base of every endpoint URL in the metadata.
     public let issuer: String
     public let clock: any WallClock
+    /// The registered factors: the `amr` value of a second factor is its descriptor's.
+    public let factors: FactorRegistry
     public let logger: Logger
 
-    /// The environment of `services`' database, keys, issuer and clock.
-    public init(services: CoreServices, logger: Logger) {
+    /// The environment of `services`' database, keys, issuer and clock, with the factors of `factors`.
+    public init(services: CoreServices, factors: FactorRegistry, logger: Logger) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
-            clock: services.clock, logger: logger)
+            clock: services.clock, factors: factors, logger: logger)
     }
 
     /// An environment given member by member.
     public init(
-        database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock, logger: Logger
+        database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
+        factors: FactorRegistry, logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
         self.issuer = issuer
         self.clock = clock
+        self.factors = factors
         self.logger = logger
     }
 

@@ -23,9 +23,10 @@ public struct OAuthLogin: Sendable {
         case factor = "/oauth2/login/factor"
         /// `POST /oauth2/login/code`: `code`.
         case code = "/oauth2/login/code"
-        /// `POST /oauth2/login/resend`: another SMS.
+        /// `POST /oauth2/login/resend`: another code (SMS), for factors that declare it.
         case resend = "/oauth2/login/resend"
-        /// `POST /oauth2/login/enroll`: `factor` (`totp`, `phone`), `phoneNumber`.
+        /// `POST /oauth2/login/enroll`: `factor` (a factor id: `totp`, `phone`) and the fields it declares
+        /// (`phoneNumber`).
         case enroll = "/oauth2/login/enroll"
         /// `GET /oauth2/login.css`.
         case stylesheet = "/oauth2/login.css"
@@ -83,11 +84,11 @@ public struct OAuthLogin: Sendable {
                 return try await SecondFactorStep(context: context).choose(pool, opened, form: form)
             case (.code, .secondFactor):
                 return try await SecondFactorStep(context: context).verify(pool, opened, code: code)
-            case (.code, .enrollTOTP), (.code, .enrollPhone):
+            case (.code, .enrollFactor):
                 return try await EnrollmentStep(context: context).verify(pool, opened, code: code)
             case (.resend, .secondFactor):
                 return try await SecondFactorStep(context: context).resend(pool, opened, client: client)
-            case (.resend, .enrollPhone):
+            case (.resend, .enrollFactor):
                 return try await EnrollmentStep(context: context).resend(pool, opened, client: client)
             case (.enroll, _):
                 return try await EnrollmentStep(context: context).start(pool, opened, form: form, client: client)

@@ -18,7 +18,8 @@ struct PasswordStep: Sendable {
         if email.isEmpty { missing.fields["email"] = "Enter your e-mail address." }
         if password.isEmpty { missing.fields["password"] = "Enter your password." }
         guard missing.fields.isEmpty else {
-            return try await renderer.render(pool, opened, errors: missing, status: .badRequest, typed: email)
+            return try await renderer.render(
+                pool, opened, errors: missing, status: .badRequest, typed: ["email": email])
         }
         let outcome: SignInOutcome
         do {
@@ -29,7 +30,7 @@ struct PasswordStep: Sendable {
                 return ErrorPage.response(.forbidden, title: "Sign-in disabled", message: "Sign-in is disabled here.")
             }
             let (errors, status) = LoginErrorMessages.describe(error)
-            return try await renderer.render(pool, opened, errors: errors, status: status, typed: email)
+            return try await renderer.render(pool, opened, errors: errors, status: status, typed: ["email": email])
         }
         return try await LoginCompletion(context: context).advance(pool, opened, outcome: outcome)
     }

@@ -6,7 +6,8 @@ import TesseraPostgres
 
 /// The second-factor steps, driven through the router as `mfaSignIn.start` / `mfaSignIn.finalize` would be, so
 /// every attempt counter and lock of API §4 applies: the choice among factors (`mfaEnrollmentId`), the code
-/// (`code`), and for SMS the send as the code page is first shown and the resend button.
+/// (`code`), and for factors with a sign-in start step (SMS) the start as the code page is first shown and the
+/// resend button. What goes into the factor's info comes from its descriptor.
 struct SecondFactorStep: Sendable {
     let context: LoginContext
 
@@ -32,16 +33,18 @@ struct SecondFactorStep: Sendable {
             opened.flow.clearChallenge()
             opened.flow.step = .secondFactor
             opened.flow.enrollmentID = chosen.mfaEnrollmentId
-            opened.flow.factor = LoginForms.factorID(of: chosen)
+            opened.flow.factor = chosen.factorID
         }
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
     }
 
-    /// Sends the SMS of the chosen phone enrolment and keeps its session in the flow; the errors to show when
-    /// it cannot be sent.
+    /// Runs the sign-in start step of the chosen enrolment's factor (sends the SMS) and keeps its session in the
+    /// flow; the errors to show when it cannot be done.
     func sendCode(_ pool: PostgresPool, _ opened: inout OpenedFlow, client: String?) async throws -> FormErrors? {
-        guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID else {
+        guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
+            let members = try await context.pageFactor(opened.flow.factor)?.descriptor.signInStart
+        else {
             return .general("Choose a method first.")
         }
         var start = SignInStartRequest(
@@ -52,7 +55,7 @@ struct SecondFactorStep: Sendable {
         do {
             let started = try await context.router.startSignIn(start)
             opened.flow.challenge = LoginChallenge(
-                sessionInfo: started["phoneResponseInfo"]?.objectValue?["sessionInfo"]?.stringValue)
+                sessionInfo: started[members.result.name]?.objectValue?["sessionInfo"]?.stringValue)
             opened.flow.smsSentAt = context.now
             try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
             return nil
@@ -61,10 +64,12 @@ struct SecondFactorStep: Sendable {
         }
     }
 
-    /// `POST /oauth2/login/resend` on the code page of an SMS factor.
+    /// `POST /oauth2/login/resend` on the code page of a factor that declares a resend and has a start step.
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .secondFactor, opened.flow.factor == "phone" else { return context.nextPage(opened) }
+        guard opened.flow.step == .secondFactor, let factor = try await context.pageFactor(opened.flow.factor),
+            factor.pages.resend, factor.descriptor.signInStart != nil
+        else { return context.nextPage(opened) }
         if let errors = try await sendCode(pool, &opened, client: client) {
             return try await LoginPageRenderer(context: context).render(
                 pool, opened, errors: errors, status: HTTPStatus(code: 429))
@@ -77,29 +82,28 @@ struct SecondFactorStep: Sendable {
         var opened = opened
         let renderer = LoginPageRenderer(context: context)
         guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
-            let factor = opened.flow.factor
+            let factor = try await context.pageFactor(opened.flow.factor)
         else { return context.nextPage(opened) }
         guard !code.isEmpty else {
             return try await renderer.render(
                 pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
         }
-        let info: JSONObject
-        if factor == "phone" {
+        var info = JSONObject()
+        if factor.descriptor.signInStart != nil {
             guard let sessionInfo = opened.flow.challenge?.sessionInfo else {
                 return try await renderer.render(
                     pool, opened, errors: .field("code", "No code was sent yet. Send a new code."),
                     status: .badRequest)
             }
-            info = ["sessionInfo": .string(sessionInfo), "code": .string(code)]
-        } else {
-            info = ["verificationCode": .string(code)]
+            info["sessionInfo"] = .string(sessionInfo)
         }
+        info[factor.pages.code.infoKey] = .string(code)
         let tokens: TokenResult
         do {
             tokens = try await context.router.finalizeSignIn(
                 SignInFinalizeRequest(
                     pendingCredential: credential, enrollmentID: enrollmentID, tenantID: opened.flow.request.tenantID,
-                    factor: FactorID(rawValue: factor), info: info))
+                    factor: factor.descriptor.id, info: info))
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) || error.reason == .userDisabled {
                 return try await restart(pool, &opened, error: error)

@@ -43,7 +43,8 @@ extension TokenEndpoint {
         let subject = IssuedGrant.Subject(
             userID: spent.userID, tenantID: spent.tenantID, email: spent.email, emailVerified: spent.emailVerified,
             phoneNumber: spent.phoneNumber, displayName: spent.displayName, authTime: spent.authTime,
-            amr: AuthenticationMethods.references(provider: spent.provider, secondFactor: spent.secondFactor),
+            amr: AuthenticationMethods.references(
+                provider: spent.provider, secondFactor: spent.secondFactor, factors: environment.factors),
             familyID: familyID)
         let scope = Scope(Scope.words(spent.scope))
         let grant = IssuedGrant(

@@ -40,7 +40,8 @@ extension TokenEndpoint {
             phoneNumber: try row.decode(String?.self, at: 9), displayName: try row.decode(String?.self, at: 10),
             authTime: try row.decode(Date.self, at: 2),
             amr: AuthenticationMethods.references(
-                provider: try row.decode(String.self, at: 3), secondFactor: try row.decode(String?.self, at: 4)),
+                provider: try row.decode(String.self, at: 3), secondFactor: try row.decode(String?.self, at: 4),
+                factors: environment.factors),
             familyID: familyID)
         let grant = IssuedGrant(
             client: client, scope: requested ?? familyScope, subject: subject, identityScope: familyScope, nonce: nil,

@@ -1,5 +1,6 @@
 import FactorServices
 import Logging
+import MultiFactor
 import TesseraHTTP
 import TesseraMetrics
 import TesseraRPC
@@ -17,8 +18,11 @@ struct Routes: Sendable {
     let trustedProxies: [IPNetwork]
 
     /// `/healthz`, `/oauth2/jwks`, `/verify-email`, the authorization endpoint with the login pages, the other
-    /// OAuth endpoints and metadata, and `/rpc` with the public method table.
-    func publicRouter(methods: RPCMethodTable, services: CoreServices, login: OAuthLogin) -> HTTPRouter {
+    /// OAuth endpoints and metadata (the `amr` of their tokens from `factors`), and `/rpc` with the public method
+    /// table.
+    func publicRouter(
+        methods: RPCMethodTable, services: CoreServices, factors: FactorRegistry, login: OAuthLogin
+    ) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
         addLogin(login, to: &router)
@@ -54,14 +58,14 @@ struct Routes: Sendable {
             jwks.record(status: response.status.code, since: start)
             return response
         })
-        addOAuth(to: &router, services: services)
+        addOAuth(to: &router, services: services, factors: factors)
         addRPC(methods, to: &router)
         return router
     }
 
     /// `POST /oauth2/token`, `/oauth2/revoke`, `/oauth2/introspect` and the two metadata documents.
-    private func addOAuth(to router: inout HTTPRouter, services: CoreServices) {
-        let environment = OAuthEnvironment(services: services, logger: logger)
+    private func addOAuth(to router: inout HTTPRouter, services: CoreServices, factors: FactorRegistry) {
+        let environment = OAuthEnvironment(services: services, factors: factors, logger: logger)
         let endpoints: [(String, @Sendable (HTTPRequest) async -> HTTPResponse)] = [
             ("/oauth2/token", TokenEndpoint(environment: environment).respond(to:)),
             ("/oauth2/revoke", RevocationEndpoint(environment: environment).respond(to:)),

@@ -2,15 +2,32 @@ public import MultiFactor
 public import PhoneFactor
 public import TesseraPostgres
 import TOTPFactor
+import TesseraCore
 
-/// The factor plugins this server offers. A new plugin is registered by adding it to both lists here; its
-/// migrations then run with the others and its members appear in the multi-factor methods.
+/// The factor plugins this server offers. A new plugin is registered by adding it to the one list in ``factors``;
+/// its migrations then run with the others, its members appear in the multi-factor methods, its `amr` in tokens,
+/// and its pages (``FactorDescriptor/loginPages``) in the browser.
 public enum StandardFactors {
-    /// The registry of every offered factor; the SMS factor sends its codes through `phoneCodes`.
-    public static func registry(phoneCodes: SMSCodeIssuer) -> FactorRegistry {
-        FactorRegistry([TOTPFactor(), PhoneFactor(codes: phoneCodes)])
+    /// The offered factors, in order; the SMS factor sends its codes through `phoneCodes`.
+    public static func factors(phoneCodes: SMSCodeIssuer) -> [any Factor] {
+        [TOTPFactor(), PhoneFactor(codes: phoneCodes)]
     }
 
-    /// The migrations of every offered factor, in the registry's order.
-    public static let migrations: [Migration] = TOTPMigrations.all + PhoneMigrations.all
+    /// The registry of every offered factor; the SMS factor sends its codes through `phoneCodes`.
+    public static func registry(phoneCodes: SMSCodeIssuer) -> FactorRegistry {
+        FactorRegistry(factors(phoneCodes: phoneCodes))
+    }
+
+    /// The migrations of every offered factor, in the registry's order: read from the descriptors of a registry
+    /// that is never asked to send anything.
+    public static let migrations: [Migration] =
+        registry(phoneCodes: SMSCodeIssuer(sender: UnusedSMSSender(), appVerification: .disabledForTesting))
+        .migrations
+}
+
+/// The sender of the registry ``StandardFactors/migrations`` is read from, which sends nothing.
+private struct UnusedSMSSender: SMSSender {
+    func send(_ message: SMSMessage) async throws {
+        throw AuthError(.deliveryFailed, "This registry only lists migrations.")
+    }
 }

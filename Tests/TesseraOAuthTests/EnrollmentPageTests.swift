@@ -67,6 +67,26 @@ struct EnrollmentPageTests {
         }
     }
 
+    @Test("a flow stored by an older server at a retired step (enroll_totp) restarts at the password step")
+    func retiredStep() async throws {
+        try await LoginHarness.run { harness in
+            let tenant = try await harness.tenant(["mfaConfig": LoginHarness.mfa("MANDATORY")])
+            let client = try await harness.client(tenantID: tenant)
+            let user = try await harness.user(tenantID: tenant)
+            var browser = harness.browser()
+            let choice = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
+            let page = try await browser.submit(choice, form: "enroll-totp-form")
+            let flow = try #require(Page(page).form("code-form")?.hidden.first { $0.0 == "flow" }?.1)
+            _ = try await harness.core.sql(
+                "UPDATE oauth_login_flows SET step = 'enroll_totp' WHERE flow_hash = $1", [try SecretDigest.of(flow)])
+            let reloaded = try await browser.send(.get, "/oauth2/login?flow=" + PercentEncoding.encode(flow))
+            #expect(reloaded.status.code == 200)
+            #expect(Page(reloaded).form("password-form") != nil)
+            let code = try await browser.submit(page, form: "code-form", [("code", "123456")])
+            #expect(Page(code).form("password-form") != nil)
+        }
+    }
+
     @Test("MANDATORY with an unverified e-mail cannot enrol: the page says why")
     func unverified() async throws {
         try await LoginHarness.run { harness in

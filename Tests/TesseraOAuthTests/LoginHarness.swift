@@ -14,7 +14,8 @@ import TesseraTestSupport
 import Testing
 
 /// The authorization endpoint and login pages over the test database, with the standard factors (SMS through a
-/// recording sender) and the steps tests repeat. Every test works in tenants, users and clients of its own.
+/// recording sender), any extra factors a test registers, and the steps tests repeat. Every test works in tenants,
+/// users and clients of its own.
 struct LoginHarness {
     let core: CoreHarness
     let sms: LoginSMSSender
@@ -24,17 +25,18 @@ struct LoginHarness {
     static let password = "correct horse battery"
     static let redirectURI = "http://127.0.0.1/callback"
 
-    /// Runs `body` with fresh handlers whose issuer is `issuer` (https by default, as the core harness's).
+    /// Runs `body` with fresh handlers whose issuer is `issuer` (https by default, as the core harness's), over the
+    /// standard factors followed by `extraFactors` (which must need no migrations).
     static func run<T>(
         issuer: String = CoreHarness.issuer, appVerification: AppVerificationPolicy = .enforced(AcceptingAppVerifier()),
-        _ body: (LoginHarness) async throws -> T
+        extraFactors: [any Factor] = [], _ body: (LoginHarness) async throws -> T
     ) async throws -> T {
         try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
             let sms = LoginSMSSender()
             let codes = SMSCodeIssuer(sender: sms, appVerification: appVerification)
+            let registry = FactorRegistry(StandardFactors.factors(phoneCodes: codes) + extraFactors)
             let router = MultiFactorRouter(
-                services: core.services, registry: StandardFactors.registry(phoneCodes: codes),
-                logger: Logger(label: "login-test"))
+                services: core.services, registry: registry, logger: Logger(label: "login-test"))
             let login = OAuthLogin(
                 services: core.services, router: router, issuer: issuer, logger: Logger(label: "login-test"))
             return try await body(LoginHarness(core: core, sms: sms, router: router, login: login))

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import PhoneFactor
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
@@ -31,7 +32,9 @@ struct OAuthHarness {
 
     init(core: CoreHarness) {
         self.core = core
-        environment = OAuthEnvironment(services: core.services, logger: Logger(label: "oauth-test"))
+        let factors = StandardFactors.registry(
+            phoneCodes: SMSCodeIssuer(sender: LoginSMSSender(), appVerification: .disabledForTesting))
+        environment = OAuthEnvironment(services: core.services, factors: factors, logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
         introspection = IntrospectionEndpoint(environment: environment)

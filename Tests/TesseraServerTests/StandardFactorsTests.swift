@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraServer
 import Testing
 
-/// The two lists of ``StandardFactors`` must agree, since the migrator reads one and the server runs the other.
+/// ``StandardFactors`` keeps one list: the migrations the migrator reads are those of the registry the server runs.
 @Suite struct StandardFactorsTests {
     /// Sends nothing; the registry is only inspected.
     struct SilentSender: SMSSender {

@@ -48,7 +48,7 @@ CODE_DIGITS = 6
 ENROLLMENT_LIFETIME = 600
 SIGN_IN_LIFETIME = 300
 WEBHOOK_TIMEOUT = 1.5  # below Tessera's default call timeout (2 s), so a slow mail server is DELIVERY_FAILED
-RESERVED_IDS = {"totp", "phone", "password"}
+RESERVED_IDS = {"totp", "phone", "password", "recovery"}  # the built-in and first factors' ids
 UNSIGNED_METHODS = {"factor.describe", "rpc.discover"}
 OPENRPC_PATH = Path(__file__).resolve().with_name("openrpc.json")
 
@@ -741,7 +741,7 @@ def parse_arguments(argv, environment):
             or arguments.factor_id.startswith("-") or arguments.factor_id.endswith("-") \
             or not arguments.factor_id[0].isalpha():
         raise ArgumentError("--factor-id must be 1-32 characters of a-z, 0-9 and inner '-', start with a letter, "
-                            "and not be totp, phone or password")
+                            "and not be totp, phone, password or recovery")
     if not re.fullmatch(r"\d{1,4}", arguments.code_lifetime) or not 30 <= int(arguments.code_lifetime) <= 3600:
         raise ArgumentError(f"--code-lifetime must be a whole number of seconds from 30 to 3600, "
                             f"got {arguments.code_lifetime!r}")

@@ -29,13 +29,21 @@ public struct MfaEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing 
     public var enrolledAt: String
     /// The factor's members, encoded next to the common ones.
     public var factorInfo: JSONObject
+    /// The id of the enrolment's factor (`totp`, `phone`), for the server's own use (the login pages find the
+    /// factor's descriptor by it). Not part of the API object: never encoded, nil when decoded, and set where the
+    /// multi-factor router describes an enrolment.
+    public var factorID: String?
 
     /// Creates an enrolment description.
-    public init(mfaEnrollmentId: String, displayName: String?, enrolledAt: String, factorInfo: JSONObject) {
+    public init(
+        mfaEnrollmentId: String, displayName: String?, enrolledAt: String, factorInfo: JSONObject,
+        factorID: String? = nil
+    ) {
         self.mfaEnrollmentId = mfaEnrollmentId
         self.displayName = displayName
         self.enrolledAt = enrolledAt
         self.factorInfo = factorInfo
+        self.factorID = factorID
     }
 
     private static let commonKeys: Set<String> = ["mfaEnrollmentId", "displayName", "enrolledAt"]
