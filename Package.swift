@@ -112,7 +112,7 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
-                "TesseraMetrics", "FactorServices",
+                "TesseraMetrics", "FactorServices", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -21,11 +21,11 @@ public final class FactorHost: Sendable {
     private let nonces = Mutex(NonceMemory())
     private let clock: @Sendable () -> Date
 
-    /// Serves `factor`, described as `displayName` with the RFC 8176 method `amr`, checking calls with `secret`
-    /// (32 bytes). Factors that query a database get `database`; `clock` is the service's own time, used only for
-    /// the timestamps of requests (the factor uses the router's `context.now`).
+    /// Serves `factor`, described by its own descriptor, checking calls with `secret` (32 bytes). Factors that
+    /// query a database get `database`; `clock` is the service's own time, used only for the timestamps of requests
+    /// (the factor uses the router's `context.now`).
     public init(
-        factor: any Factor, displayName: String, amr: String, secret: [UInt8], database: any SQLRunner & Sendable,
+        factor: any Factor, secret: [UInt8], database: any SQLRunner & Sendable,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.factor = factor
@@ -44,12 +44,14 @@ public final class FactorHost: Sendable {
         if let start = descriptor.signInStart {
             members["signInStart"] = ["info": Self.member(start.info), "result": Self.member(start.result)]
         }
-        description = [
-            "protocolVersion": 1, "id": .string(descriptor.id.rawValue), "displayName": .string(displayName),
-            "amr": .string(amr), "members": .object(members),
+        var description: JSONObject = [
+            "protocolVersion": 1, "id": .string(descriptor.id.rawValue), "displayName": .string(descriptor.displayName),
+            "amr": .string(descriptor.amr), "members": .object(members),
             "enrollmentLifetime": .integer(Int64(descriptor.enrollmentLifetime)),
             "signInLifetime": .integer(Int64(max(30, descriptor.signInLifetime))),
         ]
+        if let pages = descriptor.loginPages { description["loginPages"] = .object(pages.json) }
+        self.description = description
     }
 
     /// Answers one HTTP request to the service.

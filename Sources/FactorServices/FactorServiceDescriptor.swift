@@ -50,19 +50,26 @@ public struct FactorServiceDescriptor: Sendable {
         default:
             throw Self.invalid("members.signInStart must be an object or null")
         }
+        let pages: FactorLoginPages?
+        switch json["loginPages"] {
+        case nil, .null?: pages = nil
+        case .object(let object)?: pages = try FactorLoginPages(json: object, at: JSONPath([.key("loginPages")]))
+        default: throw Self.invalid("loginPages must be an object or null")
+        }
         self.json = json
         self.id = id
         self.displayName = displayName
         self.amr = amr
         descriptor = FactorDescriptor(
-            id: FactorID(rawValue: id),
+            id: FactorID(rawValue: id), amr: amr, displayName: displayName,
             enrollmentInfo: try Self.member(members["enrollmentInfo"], "members.enrollmentInfo"),
             enrollmentResult: try Self.member(members["enrollmentResult"], "members.enrollmentResult"),
             verificationInfo: try Self.member(members["verificationInfo"], "members.verificationInfo"),
             signInStart: signInStart,
             enrollmentLifetime: Double(try Self.lifetime(json["enrollmentLifetime"], "enrollmentLifetime")),
             signInLifetime: Double(
-                signInStart == nil ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")))
+                signInStart == nil ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")),
+            loginPages: pages)
     }
 
     private static func member(_ value: JSONValue?, _ path: String) throws(AuthError) -> FactorMember {

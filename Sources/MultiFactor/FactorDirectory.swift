@@ -44,6 +44,12 @@ public final class FactorDirectory: Sendable {
         return registry
     }
 
+    /// The copy read last, or the built-in registry before the first read; never touches the database (for the
+    /// token path, which only needs a factor's `amr`).
+    public var latest: FactorRegistry {
+        cache.withLock { $0?.registry } ?? builtIn
+    }
+
     /// Forgets the copy, so the next call reads the source again (after a change made through this server).
     public func invalidate() {
         cache.withLock { $0 = nil }

@@ -85,7 +85,7 @@ struct LoginContext: Sendable {
     /// The factors the pages offer and drive: the router's registry. Every page and form reads them here, so that
     /// factors the router learns at run time reach the pages through this one place.
     func factors() async throws -> FactorRegistry {
-        router.registry
+        try await router.factors()
     }
 
     /// The factor `id` when the login pages can drive it; nil for an unknown id, a factor that is no longer

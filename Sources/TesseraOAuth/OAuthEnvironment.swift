@@ -14,27 +14,36 @@ public struct OAuthEnvironment: Sendable {
     /// `iss` of every token, and the base of every endpoint URL in the metadata.
     public let issuer: String
     public let clock: any WallClock
-    /// The registered factors: the `amr` value of a second factor is its descriptor's.
-    public let factors: FactorRegistry
+    /// The factors offered (built-in ones and registered factor services).
+    public let directory: FactorDirectory
     public let logger: Logger
 
-    /// The environment of `services`' database, keys, issuer and clock, with the factors of `factors`.
+    /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
+    /// a database round trip on the token path (a factor unknown there is named by its id).
+    public var factors: FactorRegistry { directory.latest }
+
+    /// The environment of `services`' database, keys, issuer and clock, with the built-in factors of `factors`.
     public init(services: CoreServices, factors: FactorRegistry, logger: Logger) {
+        self.init(services: services, directory: FactorDirectory(builtIn: factors), logger: logger)
+    }
+
+    /// The environment of `services`' database, keys, issuer and clock, with the factors of `directory`.
+    public init(services: CoreServices, directory: FactorDirectory, logger: Logger) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
-            clock: services.clock, factors: factors, logger: logger)
+            clock: services.clock, directory: directory, logger: logger)
     }
 
     /// An environment given member by member.
     public init(
         database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
-        factors: FactorRegistry, logger: Logger
+        directory: FactorDirectory, logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
         self.issuer = issuer
         self.clock = clock
-        self.factors = factors
+        self.directory = directory
         self.logger = logger
     }
 

@@ -21,7 +21,7 @@ struct Routes: Sendable {
     /// OAuth endpoints and metadata (the `amr` of their tokens from `factors`), and `/rpc` with the public method
     /// table.
     func publicRouter(
-        methods: RPCMethodTable, services: CoreServices, factors: FactorRegistry, login: OAuthLogin
+        methods: RPCMethodTable, services: CoreServices, factors: FactorDirectory, login: OAuthLogin
     ) -> HTTPRouter {
         var router = HTTPRouter()
         addHealth(to: &router)
@@ -64,8 +64,8 @@ struct Routes: Sendable {
     }
 
     /// `POST /oauth2/token`, `/oauth2/revoke`, `/oauth2/introspect` and the two metadata documents.
-    private func addOAuth(to router: inout HTTPRouter, services: CoreServices, factors: FactorRegistry) {
-        let environment = OAuthEnvironment(services: services, factors: factors, logger: logger)
+    private func addOAuth(to router: inout HTTPRouter, services: CoreServices, factors: FactorDirectory) {
+        let environment = OAuthEnvironment(services: services, directory: factors, logger: logger)
         let endpoints: [(String, @Sendable (HTTPRequest) async -> HTTPResponse)] = [
             ("/oauth2/token", TokenEndpoint(environment: environment).respond(to:)),
             ("/oauth2/revoke", RevocationEndpoint(environment: environment).respond(to:)),

@@ -51,7 +51,7 @@ public final class TesseraServer: Sendable {
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
                 router: routes.publicRouter(
                     methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
-                    services: services, factors: multiFactor.registry,
+                    services: services, factors: directory,
                     login: OAuthLogin(
                         services: services, router: multiFactor, issuer: configuration.issuer,
                         trustedProxies: configuration.trustedProxies, logger: logger)),
