@@ -21,11 +21,13 @@ public final class FactorHost: Sendable {
     private let nonces = Mutex(NonceMemory())
     private let clock: @Sendable () -> Date
 
-    /// Serves `factor`, described by its own descriptor, checking calls with `secret` (32 bytes). Factors that
+    /// Serves `factor`, described by its own descriptor, checking calls with `secret` (32 bytes). With `id`, it
+    /// describes itself under that id instead, its members renamed to match (`totp-remote`: `totpRemoteEnrollmentInfo`
+    /// …), so that a server which also runs the factor in process can register it beside its namesake. Factors that
     /// query a database get `database`; `clock` is the service's own time, used only for the timestamps of requests
     /// (the factor uses the router's `context.now`).
     public init(
-        factor: any Factor, secret: [UInt8], database: any SQLRunner & Sendable,
+        factor: any Factor, id: String? = nil, secret: [UInt8], database: any SQLRunner & Sendable,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.factor = factor
@@ -34,7 +36,7 @@ public final class FactorHost: Sendable {
         self.clock = clock
         keyRing = try KeyRing(
             currentKeyID: "factor-host", keys: ["factor-host": try SymmetricKey(bytes: try SecureRandom.bytes(count: 32))])
-        let descriptor = factor.descriptor
+        let descriptor = id.map { Self.renamed(factor.descriptor, to: $0) } ?? factor.descriptor
         var members: JSONObject = [
             "enrollmentInfo": Self.member(descriptor.enrollmentInfo),
             "enrollmentResult": Self.member(descriptor.enrollmentResult),
@@ -176,6 +178,25 @@ public final class FactorHost: Sendable {
             response.headers.add(name: FactorServiceSignature.signatureHeader, value: signature)
         }
         return response
+    }
+
+    /// `descriptor` under the id `id`, each member name's prefix (the old id) replaced by `id` in camelCase.
+    static func renamed(_ descriptor: FactorDescriptor, to id: String) -> FactorDescriptor {
+        let parts = id.split(separator: "-")
+        let camel = (parts.first.map(String.init) ?? id) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let old = descriptor.id.rawValue
+        func rename(_ member: FactorMember) -> FactorMember {
+            let rest = member.name.hasPrefix(old)
+                ? String(member.name.dropFirst(old.count)) : member.name.prefix(1).uppercased() + member.name.dropFirst()
+            return FactorMember(camel + rest, schema: member.schema)
+        }
+        var renamed = descriptor
+        renamed.id = FactorID(rawValue: id)
+        renamed.enrollmentInfo = rename(descriptor.enrollmentInfo)
+        renamed.enrollmentResult = rename(descriptor.enrollmentResult)
+        renamed.verificationInfo = rename(descriptor.verificationInfo)
+        renamed.signInStart = descriptor.signInStart.map { SignInStartMembers(info: rename($0.info), result: rename($0.result)) }
+        return renamed
     }
 
     private static func member(_ member: FactorMember) -> JSONValue {

@@ -7,8 +7,10 @@ public import TesseraJSON
 public struct FactorServiceDescriptor: Sendable {
     /// The protocol versions Tessera speaks.
     public static let protocolVersions: Set<Int64> = [1]
-    /// Ids a factor service may not take: the built-in factors' and the first factors'.
-    public static let reservedIDs: Set<String> = ["totp", "phone", "password", "recovery"]
+    /// Ids a factor service may not take: the first factors'. A built-in factor's id (`totp`, `phone`) is free
+    /// only on servers that run that factor as a service (`tessera serve --remote-factor`), which registration
+    /// checks against the factors offered.
+    public static let reservedIDs: Set<String> = ["password"]
     /// The lifetimes a start step's session may have, in seconds.
     public static let lifetimes: ClosedRange<Int64> = 30...3600
 

@@ -22,9 +22,15 @@ public struct RemoteFactor: Factor {
     /// The router's view of the service.
     public var descriptor: FactorDescriptor { described.descriptor }
 
-    /// Enabled by a `providerConfigs` entry with `factorServiceProviderConfig: {factorId}` (the effective config).
+    /// Enabled as its built-in namesake is when it takes the place of one (`phone`: `PHONE_SMS` in
+    /// `enabledProviders`; `totp`: an enabled `totpProviderConfig`, API §4 rule 2); any other by a `providerConfigs`
+    /// entry with `factorServiceProviderConfig: {factorId}` (the effective config).
     public func isEnabled(by config: MultiFactorAuthConfig) -> Bool {
-        config.enablesFactorService(described.id)
+        switch described.id {
+        case "phone": config.isPhoneEnabled
+        case "totp": config.totpAdjacentIntervals != nil
+        default: config.enablesFactorService(described.id)
+        }
     }
 
     /// `factor.startEnrollment`.

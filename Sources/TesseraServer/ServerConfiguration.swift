@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: [IPNetwork]
     /// Whether `serve` applies pending migrations at start.
     public var migrateAtStart: Bool
+    /// Built-in factors that run as factor services instead of in this process (`--remote-factor`, `phone` or
+    /// `totp`): left out of the built-in registry, so that a service registered with their id takes their place.
+    public var remoteFactors: Set<String> = []
 
     /// The options as given on the command line; nil means "not given".
     public struct Options: Sendable {
@@ -49,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         public var appVerification: String?
         public var trustedProxies: [String]
         public var noMigrate: Bool
+        public var remoteFactors: [String] = []
 
         /// Creates an empty set of options.
         public init() {
@@ -117,12 +121,21 @@ public struct ServerConfiguration: Sendable {
             }
             trustedProxies.append(network)
         }
-        return ServerConfiguration(
+        var remoteTexts = options.remoteFactors
+        if remoteTexts.isEmpty, let fromEnvironment = environment["TESSERA_REMOTE_FACTORS"] {
+            remoteTexts = fromEnvironment.split(separator: ",").map { String($0).trimmingSpaces }
+        }
+        for name in remoteTexts where !["phone", "totp"].contains(name) {
+            throw Invalid(description: "--remote-factor must be phone or totp, got '\(name)'")
+        }
+        var configuration = ServerConfiguration(
             databaseURL: databaseURL, publicListen: publicListen, adminListen: adminListen, issuer: issuer,
             loops: loops, bootstrapAdminKey: bootstrapAdminKey,
             masterKeyFile: value(options.masterKeyFile, "TESSERA_MASTER_KEY_FILE"),
             smsWebhookURL: smsWebhookURL, emailWebhookURL: emailWebhookURL, appVerification: appVerification,
             trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
+        configuration.remoteFactors = Set(remoteTexts)
+        return configuration
     }
 
     private static func listenAddress(_ text: String, option: String) throws(Invalid) -> ListenAddress? {

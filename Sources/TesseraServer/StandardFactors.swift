@@ -13,9 +13,10 @@ public enum StandardFactors {
         [TOTPFactor(), PhoneFactor(codes: phoneCodes)]
     }
 
-    /// The registry of every offered factor; the SMS factor sends its codes through `phoneCodes`.
-    public static func registry(phoneCodes: SMSCodeIssuer) -> FactorRegistry {
-        FactorRegistry(factors(phoneCodes: phoneCodes))
+    /// The registry of every offered factor but those named in `remote` (which run as factor services); the SMS
+    /// factor sends its codes through `phoneCodes`.
+    public static func registry(phoneCodes: SMSCodeIssuer, remote: Set<String> = []) -> FactorRegistry {
+        FactorRegistry(factors(phoneCodes: phoneCodes).filter { !remote.contains($0.descriptor.id.rawValue) })
     }
 
     /// The migrations of every offered factor, in the registry's order: read from the descriptors of a registry

@@ -39,7 +39,8 @@ public final class TesseraServer: Sendable {
         let registeredFactors = RegisteredFactorServices(
             keyRing: services.keyRing, http: factorServiceClient, health: factorHealth, logger: logger)
         let directory = FactorDirectory(
-            builtIn: StandardFactors.registry(phoneCodes: phoneCodes), source: registeredFactors)
+            builtIn: StandardFactors.registry(phoneCodes: phoneCodes, remote: configuration.remoteFactors),
+            source: registeredFactors)
         let multiFactor = MultiFactorRouter(services: services, directory: directory, logger: logger, metrics: metrics)
         let factorServices = FactorServicesAdmin(services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)

@@ -33,6 +33,8 @@ struct FactorCommand: AsyncParsableCommand {
 
         @Argument(help: "totp or phone.")
         var name: String
+        @Option(help: "The factor id to describe itself with (default: the factor's own, totp or phone).")
+        var id: String?
         @Option(help: "HOST:PORT to listen on (TESSERA_FACTOR_LISTEN; default 127.0.0.1:9101).")
         var listen: String?
         @Option(help: "File with the service's secret, base64url of 32 bytes (TESSERA_FACTOR_SECRET_FILE). Required.")
@@ -51,6 +53,9 @@ struct FactorCommand: AsyncParsableCommand {
             func value(_ option: String?, _ variable: String) -> String? { option ?? environment[variable] }
             guard ["totp", "phone"].contains(name) else {
                 throw ValidationError("unknown factor '\(name)': use totp or phone")
+            }
+            if let id, !ProviderConfig.isFactorServiceID(id) {
+                throw ValidationError("--id must be 1 to 32 of a-z, 0-9 and -, got '\(id)'")
             }
             let listenText = value(listen, "TESSERA_FACTOR_LISTEN") ?? "127.0.0.1:9101"
             guard let address = ListenAddress(parsing: listenText) else {
@@ -89,7 +94,7 @@ struct FactorCommand: AsyncParsableCommand {
                 factor = TOTPFactor()
             }
             let host = try FactorHost(
-                factor: factor, secret: secret, database: database.map(ClientRunner.init) ?? ClientRunner(nil))
+                factor: factor, id: id, secret: secret, database: database.map(ClientRunner.init) ?? ClientRunner(nil))
             var router = HTTPRouter()
             router.on(.get, "/healthz", immediate: { _ in HTTPResponse.text("ok\n") })
             router.on(.post, "/rpc", handler: { request in await host.respond(to: request) })

@@ -44,6 +44,8 @@ struct Serve: AsyncParsableCommand {
     var trustedProxy: [String] = []
     @Flag(help: "Do not apply pending migrations at start.")
     var noMigrate = false
+    @Option(help: "A built-in factor (phone, totp) that runs as a factor service instead; repeatable (TESSERA_REMOTE_FACTORS).")
+    var remoteFactor: [String] = []
 
     func run() async throws {
         var options = ServerConfiguration.Options()
@@ -59,6 +61,7 @@ struct Serve: AsyncParsableCommand {
         options.appVerification = appVerification
         options.trustedProxies = trustedProxy
         options.noMigrate = noMigrate
+        options.remoteFactors = remoteFactor
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
