@@ -158,6 +158,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "FactorServicesTests",
+            dependencies: [
+                "FactorServices", "MultiFactor", "TOTPFactor", "TesseraCore", "TesseraCrypto", "TesseraHTTP",
+                "TesseraJSON", "TesseraLoop", "TesseraMetrics", "TesseraPostgres", "TesseraTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "MultiFactorTests",
             dependencies: [
                 "MultiFactor", "TOTPFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
