@@ -178,7 +178,7 @@ let package = Package(
             name: "PhoneFactorTests",
             dependencies: [
                 "PhoneFactor", "MultiFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
-                "TesseraCrypto", "TesseraHTTP", "TesseraMetrics", "TesseraTestSupport",
+                "TesseraCrypto", "TesseraHTTP", "TesseraMetrics", "TesseraTestSupport", "FactorServices",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -68,8 +68,11 @@ public struct PhoneFactor: Factor {
             signInStart: SignInStartMembers(
                 info: Self.signInInfo, result: FactorMember("phoneResponseInfo", schema: Self.sessionInfo)),
             enrollmentLifetime: Self.codeLifetime, signInLifetime: Self.codeLifetime, loginPages: Self.loginPages,
-            migrations: PhoneMigrations.all)
+            migrations: PhoneMigrations.all, enrollmentNamedBy: Self.namedByNumber)
     }
+
+    /// `mfaSignIn.finalize` may name an enrolment by its number, in full or masked (API §4).
+    static let namedByNumber = EnrollmentReference(infoKey: "phoneNumber", publicInfoKey: "phoneInfo")
 
     /// The login pages: the number (typed with any separators), then the code sent to it.
     private static let loginPages = FactorLoginPages(
@@ -147,21 +150,13 @@ public struct PhoneFactor: Factor {
         let reader = try Self.verificationInfo.reader(info)
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
-        if let named = try reader.string("phoneNumber"), !Self.names(named, enrollment) {
+        if let named = try reader.string("phoneNumber"), !Self.namedByNumber.names(named, enrollment) {
             throw AuthError(.invalidArgument, "phoneNumber does not name the enrolment.")
         }
         guard let digest = state, PhoneCode.matches(code, digest: digest, sessionInfo: sessionInfo) else {
             throw Self.invalidCode
         }
         return .accepted
-    }
-
-    /// The one enrolment whose number, in full or masked, is `info`'s `phoneNumber`; nil when none or several
-    /// match.
-    public func enrollment(matching info: JSONObject, among enrollments: [Enrollment]) -> Enrollment? {
-        guard let named = info["phoneNumber"]?.stringValue, !named.isEmpty else { return nil }
-        let matches = enrollments.filter { Self.names(named, $0) }
-        return matches.count == 1 ? matches.first : nil
     }
 
     private func request(
@@ -188,12 +183,6 @@ public struct PhoneFactor: Factor {
     /// The number an enrolment's public info holds.
     private static func number(of enrollment: Enrollment) -> String? {
         enrollment.publicInfo["phoneInfo"]?.stringValue
-    }
-
-    /// Whether `text` is the enrolment's number, in full or masked.
-    private static func names(_ text: String, _ enrollment: Enrollment) -> Bool {
-        guard let number = number(of: enrollment) else { return false }
-        return text == number || text == PhoneNumber.masked(number)
     }
 
     private static func instructions(_ phoneNumber: String) -> String {

@@ -53,6 +53,7 @@ public final class FactorHost: Sendable {
             "signInLifetime": .integer(Int64(max(30, descriptor.signInLifetime))),
         ]
         if let pages = descriptor.loginPages { description["loginPages"] = .object(pages.json) }
+        if let reference = descriptor.enrollmentNamedBy { description["enrollmentNamedBy"] = .object(reference.json) }
         self.description = description
     }
 

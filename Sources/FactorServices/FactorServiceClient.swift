@@ -17,7 +17,8 @@ import TesseraMetrics
 public struct FactorServiceClient: Sendable {
     /// The reasons a factor service may answer with, passed to Tessera's client as they are.
     public static let passedReasons: Set<AuthReason> = [
-        .invalidCode, .invalidArgument, .missingCode, .missingSessionInfo, .invalidEmail, .invalidPhoneNumber,
+        .invalidCode, .invalidArgument, .missingCode, .missingSessionInfo, .sessionExpired, .invalidEmail,
+        .invalidPhoneNumber, .missingPhoneNumber, .appNotVerified, .missingAppCredential, .invalidAppCredential,
         .secondFactorExists, .deliveryFailed, .quotaExceeded, .tooManyAttemptsTryLater,
     ]
     /// The largest answer accepted.

@@ -58,6 +58,16 @@ public struct FactorServiceDescriptor: Sendable {
         case .object(let object)?: pages = try FactorLoginPages(json: object, at: JSONPath([.key("loginPages")]))
         default: throw Self.invalid("loginPages must be an object or null")
         }
+        let namedBy: EnrollmentReference?
+        switch json["enrollmentNamedBy"] {
+        case nil, .null?: namedBy = nil
+        case .object(let object)?:
+            guard let reference = EnrollmentReference(json: object) else {
+                throw Self.invalid("enrollmentNamedBy must be {infoKey, publicInfoKey}")
+            }
+            namedBy = reference
+        default: throw Self.invalid("enrollmentNamedBy must be an object or null")
+        }
         self.json = json
         self.id = id
         self.displayName = displayName
@@ -71,7 +81,7 @@ public struct FactorServiceDescriptor: Sendable {
             enrollmentLifetime: Double(try Self.lifetime(json["enrollmentLifetime"], "enrollmentLifetime")),
             signInLifetime: Double(
                 signInStart == nil ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")),
-            loginPages: pages)
+            loginPages: pages, enrollmentNamedBy: namedBy)
     }
 
     private static func member(_ value: JSONValue?, _ path: String) throws(AuthError) -> FactorMember {

@@ -56,13 +56,24 @@ struct HostParams {
         if let mfa = context["mfaConfig"]?.objectValue {
             project.mfa = try MultiFactorAuthConfig(json: mfa)
         }
+        if let regions = context["smsRegionConfig"]?.objectValue {
+            project.smsRegionConfig = try SMSRegionConfig(json: regions)
+        }
+        if let quota = context["smsDailyQuota"]?.intValue {
+            project.smsDailyQuota = quota
+        }
+        for (number, code) in context["testPhoneNumbers"]?.objectValue ?? [:] {
+            project.signIn.phoneNumber.testPhoneNumbers[number] = code.stringValue
+        }
+        var config = EffectiveConfig(project: project)
+        config.tenantId = context["tenantId"]?.stringValue
         let enrollments = try (params["enrollments"]?.arrayValue ?? []).map { value throws in
             guard let object = value.objectValue else { throw invalid("enrollments must be objects") }
             return try Self.enrollment(object, of: user, factor: factor)
         }
         return FactorContext(
-            database: database, config: EffectiveConfig(project: project), now: now, keyRing: keyRing,
-            languageCode: context["languageCode"]?.stringValue, clientAddress: nil,
+            database: database, config: config, now: now, keyRing: keyRing,
+            languageCode: context["languageCode"]?.stringValue, clientAddress: context["clientAddress"]?.stringValue,
             appVerifiedByServer: context["appVerifiedByServer"]?.boolValue ?? false, enrollments: enrollments, user: user)
     }
 
@@ -83,7 +94,8 @@ struct HostParams {
         return Enrollment(
             id: id, userID: user.userID, factor: factor, displayName: object["displayName"]?.stringValue,
             enrolledAt: object["enrolledAt"]?.stringValue.flatMap(RFC3339.date(from:)) ?? Date(timeIntervalSince1970: 0),
-            publicInfo: object["publicInfo"]?.objectValue ?? [:], state: state ?? [])
+            publicInfo: object["publicInfo"]?.objectValue ?? [:], maskedInfo: object["maskedInfo"]?.objectValue,
+            state: state ?? [])
     }
 
     func invalid(_ detail: String) -> HostError {

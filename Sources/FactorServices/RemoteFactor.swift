@@ -134,6 +134,12 @@ public struct RemoteFactor: Factor {
         ]
         if let tenantID { object["tenantId"] = .string(tenantID) }
         if let languageCode = context.languageCode { object["languageCode"] = .string(languageCode) }
+        if let clientAddress = context.clientAddress { object["clientAddress"] = .string(clientAddress) }
+        // What a sending factor needs of the tenant's settings (the SMS factor's test numbers, regions and quota).
+        object["testPhoneNumbers"] = .object(JSONObject(context.config.testPhoneNumbers.sorted { $0.key < $1.key }
+            .map { (key: $0.key, value: JSONValue.string($0.value)) }))
+        object["smsRegionConfig"] = .object(context.config.smsRegionConfig.json)
+        object["smsDailyQuota"] = .integer(Int64(context.config.smsDailyQuota))
         return object
     }
 
@@ -143,6 +149,7 @@ public struct RemoteFactor: Factor {
             "publicInfo": .object(enrollment.publicInfo),
         ]
         if let displayName = enrollment.displayName { object["displayName"] = .string(displayName) }
+        if let masked = enrollment.maskedInfo { object["maskedInfo"] = .object(masked) }
         if withState { object["enrollmentState"] = .string(Base64URL.encode(enrollment.state)) }
         return object
     }

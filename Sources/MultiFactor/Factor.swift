@@ -70,8 +70,8 @@ extension Factor {
         masked ? enrollment.maskedInfo ?? enrollment.publicInfo : enrollment.publicInfo
     }
 
-    /// Enrolments are named by id only.
+    /// The enrolment the descriptor's ``FactorDescriptor/enrollmentNamedBy`` finds, or nil (named by id only).
     public func enrollment(matching info: JSONObject, among enrollments: [Enrollment]) -> Enrollment? {
-        nil
+        descriptor.enrollmentNamedBy?.enrollment(named: info, among: enrollments)
     }
 }

@@ -36,13 +36,16 @@ public struct FactorDescriptor: Sendable {
     public var signInLifetime: TimeInterval
     /// The migrations of the factor's own tables, under a module name of its own.
     public var migrations: [Migration]
+    /// How a verification info may name an enrolment instead of `mfaEnrollmentId` (the SMS factor's
+    /// `phoneNumber`, full or masked); nil when only the id names one. JSON: `enrollmentNamedBy`.
+    public var enrollmentNamedBy: EnrollmentReference?
 
     /// A descriptor with every part given. `amr` and `displayName` default to the id.
     public init(
         id: FactorID, amr: String? = nil, displayName: String? = nil, enrollmentInfo: FactorMember,
         enrollmentResult: FactorMember, verificationInfo: FactorMember, signInStart: SignInStartMembers? = nil,
         enrollmentLifetime: TimeInterval, signInLifetime: TimeInterval = 0, loginPages: FactorLoginPages? = nil,
-        migrations: [Migration] = []
+        migrations: [Migration] = [], enrollmentNamedBy: EnrollmentReference? = nil
     ) {
         self.id = id
         self.amr = amr ?? id.rawValue
@@ -55,6 +58,7 @@ public struct FactorDescriptor: Sendable {
         self.enrollmentLifetime = enrollmentLifetime
         self.signInLifetime = signInLifetime
         self.migrations = migrations
+        self.enrollmentNamedBy = enrollmentNamedBy
     }
 }
 

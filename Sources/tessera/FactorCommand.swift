@@ -94,7 +94,7 @@ struct FactorCommand: AsyncParsableCommand {
                 factor = TOTPFactor()
             }
             let host = try FactorHost(
-                factor: factor, id: id, secret: secret, database: database.map(ClientRunner.init) ?? ClientRunner(nil))
+                factor: factor, id: id, secret: secret, database: PostgresClientRunner(database))
             var router = HTTPRouter()
             router.on(.get, "/healthz", immediate: { _ in HTTPResponse.text("ok\n") })
             router.on(.post, "/rpc", handler: { request in await host.respond(to: request) })
@@ -129,31 +129,4 @@ struct FactorCommand: AsyncParsableCommand {
             return bytes
         }
     }
-}
-
-/// The database of a factor service: each statement on a pool of the calling loop; none for factors that keep no
-/// table (TOTP), where any query is a failure.
-struct ClientRunner: SQLRunner, Sendable {
-    let client: PostgresClient?
-
-    init(_ client: PostgresClient?) {
-        self.client = client
-    }
-
-    func query(_ sql: String, _ parameters: [any PostgresEncodable]) async throws(PostgresError) -> PostgresResult {
-        guard let client else { throw PostgresError(.unavailable, message: "this factor service has no database") }
-        let parameters = UncheckedParameters(values: parameters)
-        do {
-            return try await client.withPool { pool in try await pool.query(sql, parameters.values) }
-        } catch let error as PostgresError {
-            throw error
-        } catch {
-            throw PostgresError(.unavailable, message: "\(error)")
-        }
-    }
-}
-
-/// Statement parameters handed to a pool on the caller's loop; they are values, read once.
-private struct UncheckedParameters: @unchecked Sendable {
-    let values: [any PostgresEncodable]
 }

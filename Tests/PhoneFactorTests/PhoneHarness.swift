@@ -1,3 +1,4 @@
+import FactorServices
 import FoundationEssentials
 import Logging
 import MultiFactor
@@ -5,7 +6,9 @@ import PhoneFactor
 import Synchronization
 import TesseraCore
 import TesseraCrypto
+import TesseraHTTP
 import TesseraJSON
+import TesseraLoop
 import TesseraPostgres
 import TesseraTestSupport
 import Testing
@@ -24,23 +27,55 @@ struct PhoneHarness {
     /// A well-formed app credential.
     static let app: JSONObject = ["recaptchaToken": "token"]
 
-    /// Runs `body` with a fresh harness whose apps are verified by `appVerification`.
+    /// Runs `body` with a fresh harness whose apps are verified by `appVerification`. With `remote`, the SMS
+    /// factor runs as a factor service (`tessera factor serve phone`): the same plugin behind a ``FactorHost`` on a
+    /// loopback port, which the router calls over the factor protocol.
     static func run<T>(
-        appVerification: AppVerificationPolicy = .enforced(AcceptingAppVerifier()),
+        appVerification: AppVerificationPolicy = .enforced(AcceptingAppVerifier()), remote: Bool = false,
         _ body: (PhoneHarness) async throws -> T
     ) async throws -> T {
         try await CoreHarness.run(migrations: migrations) { core in
-            try await body(PhoneHarness(core: core, appVerification: appVerification))
+            let sms = RecordingSMSSender()
+            let codes = SMSCodeIssuer(sender: sms, appVerification: appVerification)
+            guard remote else {
+                return try await body(PhoneHarness(core: core, sms: sms, codes: codes, factor: PhoneFactor(codes: codes)))
+            }
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let quiet = Logger(label: "phone-service") { _ in SwiftLogNoOpLogHandler() }
+            let secret = try SecureRandom.bytes(count: 32)
+            let host = try FactorHost(
+                factor: PhoneFactor(codes: codes), secret: secret, database: PostgresClientRunner(core.database))
+            var routes = HTTPRouter()
+            routes.on(.post, "/rpc", handler: { request in await host.respond(to: request) })
+            let server = HTTPServer(
+                name: "phone-service", loops: group.loops, host: "127.0.0.1", port: 0, router: routes, logger: quiet)
+            try await server.start()
+            let client = FactorServiceClient(
+                factorID: "phone",
+                endpoints: try FactorServiceEndpoints(["http://127.0.0.1:\(server.port)/rpc"], allowInsecureHttp: false),
+                secret: secret, timeout: .seconds(5),
+                http: try HTTPClient(
+                    group: group,
+                    configuration: HTTPClientConfiguration(maxResponseBodyBytes: FactorServiceClient.maxResponseBytes)),
+                health: FactorServiceHealth(), logger: quiet)
+            let factor = RemoteFactor(described: try FactorServiceDescriptor(json: host.description), client: client)
+            do {
+                let value = try await body(PhoneHarness(core: core, sms: sms, codes: codes, factor: factor))
+                await server.shutdown(gracePeriod: .zero)
+                return value
+            } catch {
+                await server.shutdown(gracePeriod: .zero)
+                throw error
+            }
         }
     }
 
-    init(core: CoreHarness, appVerification: AppVerificationPolicy) {
+    init(core: CoreHarness, sms: RecordingSMSSender, codes: SMSCodeIssuer, factor: any Factor) {
         self.core = core
-        sms = RecordingSMSSender()
-        let codes = SMSCodeIssuer(sender: sms, appVerification: appVerification)
+        self.sms = sms
         router = MultiFactorRouter(
-            services: core.services, registry: FactorRegistry([PhoneFactor(codes: codes)]),
-            logger: Logger(label: "phone-test"))
+            services: core.services, registry: FactorRegistry([factor]), logger: Logger(label: "phone-test"))
         phoneSignIn = PhoneSignIn(services: core.services, router: router, codes: codes)
     }
 

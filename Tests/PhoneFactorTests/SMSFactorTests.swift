@@ -9,9 +9,11 @@ import Testing
 /// The SMS second factor through the router (API §4 "Phone factor" and rules 2, 3, 6–8).
 @Suite("SMS second factor")
 struct SMSFactorTests {
-    @Test("enrol a number, then sign in with it: masked challenge, kinds, claims, full number for the owner")
-    func enrollAndSignIn() async throws {
-        try await PhoneHarness.run { phone in
+    @Test(
+        "enrol a number, then sign in with it: masked challenge, kinds, claims, full number for the owner",
+        arguments: [false, true])
+    func enrollAndSignIn(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let tenant = try await phone.tenant(["mfaConfig": PhoneHarness.smsMFA])
             let (email, tokens) = try await phone.verifiedUser(tenantID: tenant)
             let number = "+1555555\(String(UInt16.random(in: 1000...9999)))"
@@ -42,9 +44,11 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("finalize names the enrolment by its number, in full or masked; an ambiguous mask needs the id")
-    func namedByNumber() async throws {
-        try await PhoneHarness.run { phone in
+    @Test(
+        "finalize names the enrolment by its number, in full or masked; an ambiguous mask needs the id",
+        arguments: [false, true])
+    func namedByNumber(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let tenant = try await phone.tenant(["mfaConfig": PhoneHarness.smsMFA])
             let (email, tokens) = try await phone.verifiedUser(tenantID: tenant)
             let suffix = String(UInt16.random(in: 1000...9999))
@@ -94,9 +98,9 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("SECOND_FACTOR_EXISTS at start, and at finalize for a number enrolled meanwhile")
-    func secondFactorExists() async throws {
-        try await PhoneHarness.run { phone in
+    @Test("SECOND_FACTOR_EXISTS at start, and at finalize for a number enrolled meanwhile", arguments: [false, true])
+    func secondFactorExists(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let tenant = try await phone.tenant(["mfaConfig": PhoneHarness.smsMFA])
             let (_, tokens) = try await phone.verifiedUser(tenantID: tenant)
             let number = PhoneHarness.number()
@@ -123,9 +127,11 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("enrolment: a wrong code leaves the session open, a used one is INVALID_SESSION_INFO, 300 s expiry")
-    func enrollmentCodes() async throws {
-        try await PhoneHarness.run { phone in
+    @Test(
+        "enrolment: a wrong code leaves the session open, a used one is INVALID_SESSION_INFO, 300 s expiry",
+        arguments: [false, true])
+    func enrollmentCodes(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let tenant = try await phone.tenant(["mfaConfig": PhoneHarness.smsMFA])
             let (_, tokens) = try await phone.verifiedUser(tenantID: tenant)
             let number = PhoneHarness.number()
@@ -161,9 +167,11 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("bad enrolment params: missing and malformed numbers, unknown members, missing code")
-    func badParams() async throws {
-        try await PhoneHarness.run { phone in
+    @Test(
+        "bad enrolment params: missing and malformed numbers, unknown members, missing code",
+        arguments: [false, true])
+    func badParams(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let tenant = try await phone.tenant(["mfaConfig": PhoneHarness.smsMFA])
             let (_, tokens) = try await phone.verifiedUser(tenantID: tenant)
             let router = phone.router
@@ -199,9 +207,9 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("the SMS factor is usable only where PHONE_SMS is enabled")
-    func notEnabled() async throws {
-        try await PhoneHarness.run { phone in
+    @Test("the SMS factor is usable only where PHONE_SMS is enabled", arguments: [false, true])
+    func notEnabled(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let totpOnly: JSONValue = [
                 "state": "ENABLED",
                 "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 1]]],
@@ -215,9 +223,9 @@ struct SMSFactorTests {
         }
     }
 
-    @Test("a test number enrols and signs in with its configured code, without SMS")
-    func testNumber() async throws {
-        try await PhoneHarness.run { phone in
+    @Test("a test number enrols and signs in with its configured code, without SMS", arguments: [false, true])
+    func testNumber(remote: Bool) async throws {
+        try await PhoneHarness.run(remote: remote) { phone in
             let number = PhoneHarness.number()
             let tenant = try await phone.tenant([
                 "mfaConfig": PhoneHarness.smsMFA, "testPhoneNumbers": [number: "424242"],
