@@ -53,6 +53,13 @@ public final class FactorServiceHealth: Sendable {
         return breakers.withLock { all in all.sorted { $0.key < $1.key }.map { ($0.key, $0.value.isUp(now: now)) } }
     }
 
+    /// Starts tracking `factor` (registered, not called yet), so `/readyz` and the metrics list it.
+    func know(_ factor: String) {
+        breakers.withLock { all in
+            if all[factor] == nil { all[factor] = CircuitBreaker() }
+        }
+    }
+
     /// Forgets the breaker of a service that was removed or changed.
     func forget(_ factor: String) {
         _ = breakers.withLock { $0.removeValue(forKey: factor) }

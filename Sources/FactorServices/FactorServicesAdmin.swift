@@ -58,7 +58,7 @@ public struct FactorServicesAdmin: Sendable {
                     after: .object(record.resource), now: now)
             }
         }
-        changed(record.factorID)
+        await changed(record.factorID)
         return Registered(factorService: record.resource, secret: Base64URL.encode(key))
     }
 
@@ -96,7 +96,7 @@ public struct FactorServicesAdmin: Sendable {
             try await self.checkFree(described, in: pool)
             try await self.replace(pool, updated, before: current, actor: actor)
         }
-        changed(factorID)
+        await changed(factorID)
         return updated.resource
     }
 
@@ -112,7 +112,7 @@ public struct FactorServicesAdmin: Sendable {
             record.updatedAt = self.services.clock.now()
             try await self.replace(pool, record, before: current, actor: actor)
         }
-        changed(factorID)
+        await changed(factorID)
         return Base64URL.encode(key)
     }
 
@@ -131,7 +131,7 @@ public struct FactorServicesAdmin: Sendable {
                     before: .object(current.resource), after: nil, now: self.services.clock.now())
             }
         }
-        changed(factorID)
+        await changed(factorID)
     }
 
     /// What a registration may set, checked.
@@ -194,9 +194,10 @@ public struct FactorServicesAdmin: Sendable {
     /// The service's checked descriptor, from `factor.describe` (unsigned). A service that cannot be reached is
     /// `FACTOR_SERVICE_UNAVAILABLE`; one that answers a bad descriptor `INVALID_ARGUMENT`.
     private func describe(_ settings: Settings, expecting id: String?) async throws -> FactorServiceDescriptor {
+        // Its own health: a service being described is not (yet) one the server calls.
         let client = try registered.client(
             factorID: id ?? "unregistered", endpoints: settings.endpoints, secret: nil,
-            timeoutMilliseconds: settings.timeout)
+            timeoutMilliseconds: settings.timeout, health: FactorServiceHealth())
         let described = try FactorServiceDescriptor(json: try await client.call("factor.describe", [:]))
         if let id, described.id != id {
             throw AuthError(.invalidArgument, "The service now describes itself as \(described.id), not \(id).")
@@ -242,9 +243,11 @@ public struct FactorServicesAdmin: Sendable {
         }
     }
 
-    private func changed(_ factorID: String) {
+    /// Makes this server see a change at once: forgets the service's breaker and reads the registrations again.
+    private func changed(_ factorID: String) async {
         directory.invalidate()
         registered.health.forget(factorID)
+        _ = try? await services.database.withPool { pool in try await self.directory.registry(pool) }
     }
 
     private static func secret(_ text: String?) throws -> [UInt8] {

@@ -26,6 +26,7 @@ public struct RegisteredFactorServices: FactorSource {
     public func factors(_ db: any SQLRunner) async throws -> [any Factor] {
         try await FactorServiceStore.all(db, keyRing: keyRing).compactMap { record in
             do {
+                health.know(record.factorID)
                 return try factor(record)
             } catch {
                 logger.error(
@@ -45,12 +46,14 @@ public struct RegisteredFactorServices: FactorSource {
                 secret: record.secret, timeoutMilliseconds: record.timeoutMilliseconds))
     }
 
-    /// A client of one service.
+    /// A client of one service, recording into `health` (the server's, unless a call is not about a registered
+    /// service: describing a new one).
     func client(
-        factorID: String, endpoints: FactorServiceEndpoints, secret: [UInt8]?, timeoutMilliseconds: Int
+        factorID: String, endpoints: FactorServiceEndpoints, secret: [UInt8]?, timeoutMilliseconds: Int,
+        health: FactorServiceHealth? = nil
     ) throws -> FactorServiceClient {
         FactorServiceClient(
             factorID: factorID, endpoints: endpoints, secret: secret, timeout: .milliseconds(timeoutMilliseconds),
-            http: http, health: health, logger: logger)
+            http: http, health: health ?? self.health, logger: logger)
     }
 }

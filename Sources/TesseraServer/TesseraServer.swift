@@ -18,6 +18,7 @@ public final class TesseraServer: Sendable {
     public let metrics: MetricsRegistry
     private let publicServer: HTTPServer?
     private let adminServer: HTTPServer?
+    private let multiFactor: MultiFactorRouter
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
@@ -42,6 +43,7 @@ public final class TesseraServer: Sendable {
             builtIn: StandardFactors.registry(phoneCodes: phoneCodes, remote: configuration.remoteFactors),
             source: registeredFactors)
         let multiFactor = MultiFactorRouter(services: services, directory: directory, logger: logger, metrics: metrics)
+        self.multiFactor = multiFactor
         let factorServices = FactorServicesAdmin(services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
         publicServer = configuration.publicListen.map { address in
@@ -74,6 +76,9 @@ public final class TesseraServer: Sendable {
     /// Binds the enabled listeners (one socket per loop each) and starts serving. Throws when an address
     /// cannot be bound; nothing stays bound then.
     public func start() async throws {
+        // Read the registered factor services once, so `/readyz` and the metrics list them from the start; a
+        // database that is not answering yet is no reason not to start (they are read again on first use).
+        _ = try? await multiFactor.factors()
         do {
             try await publicServer?.start()
             try await adminServer?.start()

@@ -11,7 +11,7 @@ struct Admin: AsyncParsableCommand {
             """,
         subcommands: [
             AdminConfig.self, AdminTenants.self, AdminKeys.self, AdminUsers.self, AdminClients.self,
-            AdminAudit.self,
+            AdminAudit.self, AdminFactorServices.self,
         ]
     )
 }

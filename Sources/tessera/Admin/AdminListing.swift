@@ -7,6 +7,7 @@ enum AdminListing: Sendable {
     case clients
     case adminKeys
     case auditEvents
+    case factorServices
 
     /// The member of a list result holding the entries (API §5).
     var resultKey: String {
@@ -16,6 +17,7 @@ enum AdminListing: Sendable {
         case .clients: "clients"
         case .adminKeys: "keys"
         case .auditEvents: "events"
+        case .factorServices: "factorServices"
         }
     }
 
@@ -27,6 +29,7 @@ enum AdminListing: Sendable {
         case .clients: ["CLIENT ID", "NAME", "TYPE", "GRANT TYPES", "REDIRECT URIS"]
         case .adminKeys: ["KEY ID", "DISPLAY NAME", "SCOPE", "CREATED", "REVOKED"]
         case .auditEvents: ["TIME", "ACTOR", "METHOD", "TARGET"]
+        case .factorServices: ["FACTOR ID", "DISPLAY NAME", "ENDPOINTS", "TIMEOUT MS", "UPDATED"]
         }
     }
 
@@ -59,6 +62,11 @@ enum AdminListing: Sendable {
             return [
                 text(entry["time"]), text(entry["actorKeyId"]), text(entry["method"]), text(entry["target"]),
             ]
+        case .factorServices:
+            return [
+                text(entry["factorId"]), text(entry["displayName"]), list(entry["endpoints"]),
+                entry["timeoutMs"]?.intValue.map(String.init) ?? "", text(entry["updatedAt"]),
+            ]
         }
     }
 
@@ -81,6 +89,7 @@ enum AdminListing: Sendable {
         case .clients: "OAuth clients"
         case .adminKeys: "admin keys"
         case .auditEvents: "audit events"
+        case .factorServices: "factor services"
         }
     }
 
