@@ -35,7 +35,8 @@ public final class FactorHost: Sendable {
         self.database = database
         self.clock = clock
         keyRing = try KeyRing(
-            currentKeyID: "factor-host", keys: ["factor-host": try SymmetricKey(bytes: try SecureRandom.bytes(count: 32))])
+            currentKeyID: "factor-host",
+            keys: ["factor-host": try SymmetricKey(bytes: try SecureRandom.bytes(count: 32))])
         let descriptor = id.map { Self.renamed(factor.descriptor, to: $0) } ?? factor.descriptor
         var members: JSONObject = [
             "enrollmentInfo": Self.member(descriptor.enrollmentInfo),
@@ -57,31 +58,36 @@ public final class FactorHost: Sendable {
         self.description = description
     }
 
-    /// Answers one HTTP request to the service.
+    /// Answers one HTTP request to the service. A request that carries a signature is checked before its body is
+    /// read; one without may only call `factor.describe` and `rpc.discover`.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         guard request.method == .post else { return HTTPResponse.text("use POST\n", status: .methodNotAllowed) }
+        let signed = request.headers[FactorServiceSignature.signatureHeader] != nil
+        var nonce: String?
+        if signed {
+            guard let accepted = authenticate(request) else { return refused(id: .null) }
+            nonce = accepted
+        }
         let call: JSONObject
         do {
             guard let object = try JSONValue(parsing: String(decoding: request.body, as: UTF8.self)).objectValue
-            else { return answer(error: -32600, "INVALID_ARGUMENT", "not a JSON-RPC request object", id: .null) }
+            else {
+                return answer(
+                    error: -32600, "INVALID_ARGUMENT", "not a JSON-RPC request object", id: .null, nonce: nonce)
+            }
             call = object
         } catch {
-            return answer(error: -32700, "INVALID_ARGUMENT", "parse error", id: .null)
+            return answer(error: -32700, "INVALID_ARGUMENT", "parse error", id: .null, nonce: nonce)
         }
         let id = call["id"] ?? .null
         guard call["jsonrpc"]?.stringValue == "2.0", let method = call["method"]?.stringValue else {
-            return answer(error: -32600, "INVALID_ARGUMENT", "not a JSON-RPC 2.0 request", id: id)
+            return answer(error: -32600, "INVALID_ARGUMENT", "not a JSON-RPC 2.0 request", id: id, nonce: nonce)
         }
-        let params = call["params"]?.objectValue ?? [:]
         if method == "factor.describe" || method == "rpc.discover" {
-            return answer(result: method == "factor.describe" ? description : Self.discovery, id: id, nonce: nil)
+            return answer(result: method == "factor.describe" ? description : Self.discovery, id: id, nonce: nonce)
         }
-        guard let nonce = authenticate(request) else {
-            var response = answer(error: -32001, "UNAUTHENTICATED", "the request is not signed, or signed wrongly, "
-                + "too old or replayed", id: id)
-            response.status = .unauthorized
-            return response
-        }
+        guard let nonce else { return refused(id: id) }
+        let params = call["params"]?.objectValue ?? [:]
         do {
             return answer(result: try await dispatch(method, params), id: id, nonce: nonce)
         } catch let error as AuthError {
@@ -95,6 +101,15 @@ public final class FactorHost: Sendable {
         } catch {
             return answer(error: -32603, "INTERNAL", data: ["reason": "INTERNAL"], id: id, nonce: nonce)
         }
+    }
+
+    /// `401` with the protocol's `UNAUTHENTICATED` error, unsigned.
+    private func refused(id: JSONValue) -> HTTPResponse {
+        var response = answer(
+            error: -32001, "UNAUTHENTICATED", "the request is not signed, or signed wrongly, too old or replayed",
+            id: id)
+        response.status = .unauthorized
+        return response
     }
 
     /// The request's nonce when its timestamp, nonce and signature are good (the nonce is then remembered).
@@ -167,8 +182,10 @@ public final class FactorHost: Sendable {
         return send(["jsonrpc": "2.0", "id": id, "error": .object(error)], nonce: nonce)
     }
 
-    private func answer(error code: Int, _ reason: String, _ detail: String, id: JSONValue) -> HTTPResponse {
-        answer(error: code, "\(reason) : \(detail)", data: ["reason": .string(reason)], id: id)
+    private func answer(
+        error code: Int, _ reason: String, _ detail: String, id: JSONValue, nonce: String? = nil
+    ) -> HTTPResponse {
+        answer(error: code, "\(reason) : \(detail)", data: ["reason": .string(reason)], id: id, nonce: nonce)
     }
 
     private func send(_ body: JSONObject, nonce: String?) -> HTTPResponse {
@@ -184,11 +201,15 @@ public final class FactorHost: Sendable {
     /// `descriptor` under the id `id`, each member name's prefix (the old id) replaced by `id` in camelCase.
     static func renamed(_ descriptor: FactorDescriptor, to id: String) -> FactorDescriptor {
         let parts = id.split(separator: "-")
-        let camel = (parts.first.map(String.init) ?? id) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let camel =
+            (parts.first.map(String.init) ?? id)
+            + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         let old = descriptor.id.rawValue
         func rename(_ member: FactorMember) -> FactorMember {
-            let rest = member.name.hasPrefix(old)
-                ? String(member.name.dropFirst(old.count)) : member.name.prefix(1).uppercased() + member.name.dropFirst()
+            let rest =
+                member.name.hasPrefix(old)
+                ? String(member.name.dropFirst(old.count))
+                : member.name.prefix(1).uppercased() + member.name.dropFirst()
             return FactorMember(camel + rest, schema: member.schema)
         }
         var renamed = descriptor
@@ -196,7 +217,9 @@ public final class FactorHost: Sendable {
         renamed.enrollmentInfo = rename(descriptor.enrollmentInfo)
         renamed.enrollmentResult = rename(descriptor.enrollmentResult)
         renamed.verificationInfo = rename(descriptor.verificationInfo)
-        renamed.signInStart = descriptor.signInStart.map { SignInStartMembers(info: rename($0.info), result: rename($0.result)) }
+        renamed.signInStart = descriptor.signInStart.map {
+            SignInStartMembers(info: rename($0.info), result: rename($0.result))
+        }
         return renamed
     }
 
@@ -204,18 +227,9 @@ public final class FactorHost: Sendable {
         ["name": .string(member.name), "schema": member.schema]
     }
 
-    /// The OpenRPC document of the factor side of the protocol, as `docs/factor-protocol.openrpc.json` has it.
-    static let discovery: JSONObject = [
-        "openrpc": "1.2.6",
-        "info": ["title": "Tessera factor protocol", "version": "1"],
-        "methods": .array(
-            [
-                "factor.describe", "factor.startEnrollment", "factor.finalizeEnrollment", "factor.startSignIn",
-                "factor.verifySignIn",
-            ].map { name in
-                ["name": .string(name), "params": [], "result": ["name": "result", "schema": ["type": "object"]]]
-            }),
-    ]
+    /// The OpenRPC document of the protocol (`docs/factor-protocol.openrpc.json`).
+    static let discovery: JSONObject =
+        (try? JSONValue(parsing: FactorProtocolDocument.text).objectValue) ?? ["openrpc": "1.2.6"]
 }
 
 /// A call the host refuses before its factor sees it.

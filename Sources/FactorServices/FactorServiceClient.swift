@@ -116,7 +116,9 @@ public struct FactorServiceClient: Sendable {
             throw .service("INTERNAL", "cannot sign: \(error)")
         }
         let response = try await send(body: body, headers: headers)
-        guard response.status == .ok else { throw .service("HTTP_\(response.status.code)", "status \(response.status.code)") }
+        guard response.status == .ok else {
+            throw .service("HTTP_\(response.status.code)", "status \(response.status.code)")
+        }
         if let secret {
             guard let signature = response.headers[FactorServiceSignature.signatureHeader],
                 FactorServiceSignature.isValidResponse(signature, body: response.body, secret: secret, nonce: nonce)

@@ -80,7 +80,8 @@ public struct FactorServiceDescriptor: Sendable {
             signInStart: signInStart,
             enrollmentLifetime: Double(try Self.lifetime(json["enrollmentLifetime"], "enrollmentLifetime")),
             signInLifetime: Double(
-                signInStart == nil ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")),
+                signInStart == nil
+                    ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")),
             loginPages: pages, enrollmentNamedBy: namedBy)
     }
 
@@ -106,7 +107,9 @@ public struct FactorServiceDescriptor: Sendable {
         guard let first = bytes.first, (1...64).contains(bytes.count), (0x61...0x7A).contains(first) else {
             return false
         }
-        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
+        return bytes.allSatisfy {
+            (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0)
+        }
     }
 
     private static func invalid(_ detail: String) -> AuthError {

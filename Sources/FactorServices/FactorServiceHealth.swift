@@ -22,9 +22,11 @@ public final class FactorServiceHealth: Sendable {
             "tessera_factor_service_calls_total", help: "Calls to factor services, by factor, method and outcome.",
             labels: ["factor", "method", "outcome"])
         latency = metrics.histogram(
-            "tessera_factor_service_seconds", help: "Time factor services took to answer.", labels: ["factor", "method"])
+            "tessera_factor_service_seconds", help: "Time factor services took to answer.",
+            labels: ["factor", "method"])
         metrics.gauge(
-            "tessera_factor_service_up", help: "1 while calls to a factor service go through, 0 while its circuit is open.",
+            "tessera_factor_service_up",
+            help: "1 while calls to a factor service go through, 0 while its circuit is open.",
             labels: ["factor"]
         ) { [self] in
             states().map { ([$0.factor], $0.up ? 1 : 0) }
@@ -41,7 +43,9 @@ public final class FactorServiceHealth: Sendable {
     func record(_ factor: String, succeeded: Bool) {
         let now = ContinuousClock.now
         breakers.withLock { all in
-            if succeeded { all[factor, default: CircuitBreaker()].succeeded() } else {
+            if succeeded {
+                all[factor, default: CircuitBreaker()].succeeded()
+            } else {
                 all[factor, default: CircuitBreaker()].failed(now: now)
             }
         }

@@ -28,7 +28,8 @@ public struct FactorServiceRecord: Sendable {
             "factorId": .string(factorID), "displayName": descriptor["displayName"] ?? .string(factorID),
             "endpoints": .array(endpoints.map { .string($0) }), "timeoutMs": .integer(Int64(timeoutMilliseconds)),
             "allowInsecureHttp": .bool(allowInsecureHttp), "descriptor": .object(descriptor),
-            "createdAt": .string(RFC3339.string(from: createdAt)), "updatedAt": .string(RFC3339.string(from: updatedAt)),
+            "createdAt": .string(RFC3339.string(from: createdAt)),
+            "updatedAt": .string(RFC3339.string(from: updatedAt)),
         ]
     }
 }

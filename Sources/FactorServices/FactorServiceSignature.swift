@@ -26,8 +26,11 @@ public enum FactorServiceSignature {
 
     /// The signature header value of a request with `body`, sent at `timestamp` with `nonce`.
     public static func request(body: [UInt8], secret: [UInt8], timestamp: Int64, nonce: String) throws -> String {
-        "v1=" + Base64URL.encode(try HMAC.authenticationCode(
-            for: requestMessage(body: body, timestamp: timestamp, nonce: nonce), key: secret, algorithm: .sha256))
+        "v1="
+            + Base64URL.encode(
+                try HMAC.authenticationCode(
+                    for: requestMessage(body: body, timestamp: timestamp, nonce: nonce), key: secret, algorithm: .sha256
+                ))
     }
 
     /// Whether `signature` (a header value) signs a request with `body`, `timestamp` and `nonce`; constant-time.
@@ -39,8 +42,10 @@ public enum FactorServiceSignature {
 
     /// The signature header value of an answer with `body` to the request that carried `nonce`.
     public static func response(body: [UInt8], secret: [UInt8], nonce: String) throws -> String {
-        "v1=" + Base64URL.encode(try HMAC.authenticationCode(
-            for: responseMessage(body: body, nonce: nonce), key: secret, algorithm: .sha256))
+        "v1="
+            + Base64URL.encode(
+                try HMAC.authenticationCode(
+                    for: responseMessage(body: body, nonce: nonce), key: secret, algorithm: .sha256))
     }
 
     /// Whether `signature` (a header value) signs an answer with `body` to the request that carried `nonce`.

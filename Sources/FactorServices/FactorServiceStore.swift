@@ -7,8 +7,10 @@ import TesseraPostgres
 /// The queries on `factor_services`, the one owner of that table. Secrets are sealed under the master key, bound to
 /// the factor id, and opened only here.
 enum FactorServiceStore {
-    private static let columns =
-        "factor_id, endpoints::text, timeout_ms, allow_insecure_http, descriptor::text, sealed_secret, created_at, updated_at"
+    private static let columns = """
+        factor_id, endpoints::text, timeout_ms, allow_insecure_http, descriptor::text, sealed_secret, created_at, \
+        updated_at
+        """
 
     /// Every registered service, by id.
     static func all(_ db: some SQLRunner, keyRing: KeyRing) async throws -> [FactorServiceRecord] {
@@ -65,7 +67,8 @@ enum FactorServiceStore {
         let id = try row.decode(String.self, at: 0)
         let endpoints = try JSONValue(parsing: try row.decode(String.self, at: 1)).arrayValue ?? []
         return FactorServiceRecord(
-            factorID: id, endpoints: endpoints.compactMap(\.stringValue), timeoutMilliseconds: try row.decode(Int.self, at: 2),
+            factorID: id, endpoints: endpoints.compactMap(\.stringValue),
+            timeoutMilliseconds: try row.decode(Int.self, at: 2),
             allowInsecureHttp: try row.decode(Bool.self, at: 3),
             descriptor: try JSONValue(parsing: try row.decode(String.self, at: 4)).objectValue ?? [:],
             secret: try keyRing.open(try row.decode([UInt8].self, at: 5), associatedData: associatedData(id)),

@@ -153,10 +153,13 @@ public struct FactorServicesAdmin: Sendable {
                 return paths
             }
             func given(_ key: String) -> Bool { masked.map { $0.contains(key) } ?? true }
-            allowInsecureHttp = given("allowInsecureHttp")
+            allowInsecureHttp =
+                given("allowInsecureHttp")
                 ? try Self.bool(input["allowInsecureHttp"]) : current?.allowInsecureHttp ?? false
-            timeout = given("timeoutMs")
-                ? try Self.timeout(input["timeoutMs"]) : current?.timeoutMilliseconds ?? FactorServicesAdmin.defaultTimeout
+            timeout =
+                given("timeoutMs")
+                ? try Self.timeout(input["timeoutMs"])
+                : current?.timeoutMilliseconds ?? FactorServicesAdmin.defaultTimeout
             let urls: [String]
             if given("endpoints") {
                 guard let list = input["endpoints"]?.arrayValue else {

@@ -33,7 +33,8 @@ struct HostParams {
             userID: id, tenantID: user["tenantId"]?.stringValue, email: user["email"]?.stringValue,
             emailVerified: user["emailVerified"]?.boolValue ?? false, phoneNumber: user["phoneNumber"]?.stringValue,
             displayName: user["displayName"]?.stringValue, passwordHash: nil, phoneSignIn: false, disabled: false,
-            createdAt: Date(timeIntervalSince1970: 0), lastLoginAt: nil, tokensValidAfter: Date(timeIntervalSince1970: 0))
+            createdAt: Date(timeIntervalSince1970: 0), lastLoginAt: nil,
+            tokensValidAfter: Date(timeIntervalSince1970: 0))
     }
 
     func session() throws -> FactorSession {
@@ -74,7 +75,8 @@ struct HostParams {
         return FactorContext(
             database: database, config: config, now: now, keyRing: keyRing,
             languageCode: context["languageCode"]?.stringValue, clientAddress: context["clientAddress"]?.stringValue,
-            appVerifiedByServer: context["appVerifiedByServer"]?.boolValue ?? false, enrollments: enrollments, user: user)
+            appVerifiedByServer: context["appVerifiedByServer"]?.boolValue ?? false, enrollments: enrollments,
+            user: user)
     }
 
     func enrollment(of user: UserRecord, factor: FactorID) throws -> Enrollment {
@@ -93,7 +95,8 @@ struct HostParams {
         }
         return Enrollment(
             id: id, userID: user.userID, factor: factor, displayName: object["displayName"]?.stringValue,
-            enrolledAt: object["enrolledAt"]?.stringValue.flatMap(RFC3339.date(from:)) ?? Date(timeIntervalSince1970: 0),
+            enrolledAt: object["enrolledAt"]?.stringValue.flatMap(RFC3339.date(from:))
+                ?? Date(timeIntervalSince1970: 0),
             publicInfo: object["publicInfo"]?.objectValue ?? [:], maskedInfo: object["maskedInfo"]?.objectValue,
             state: state ?? [])
     }

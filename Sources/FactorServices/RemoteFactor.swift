@@ -136,8 +136,10 @@ public struct RemoteFactor: Factor {
         if let languageCode = context.languageCode { object["languageCode"] = .string(languageCode) }
         if let clientAddress = context.clientAddress { object["clientAddress"] = .string(clientAddress) }
         // What a sending factor needs of the tenant's settings (the SMS factor's test numbers, regions and quota).
-        object["testPhoneNumbers"] = .object(JSONObject(context.config.testPhoneNumbers.sorted { $0.key < $1.key }
-            .map { (key: $0.key, value: JSONValue.string($0.value)) }))
+        object["testPhoneNumbers"] = .object(
+            JSONObject(
+                context.config.testPhoneNumbers.sorted { $0.key < $1.key }
+                    .map { (key: $0.key, value: JSONValue.string($0.value)) }))
         object["smsRegionConfig"] = .object(context.config.smsRegionConfig.json)
         object["smsDailyQuota"] = .integer(Int64(context.config.smsDailyQuota))
         return object
@@ -145,7 +147,8 @@ public struct RemoteFactor: Factor {
 
     static func enrollment(_ enrollment: Enrollment, withState: Bool) -> JSONObject {
         var object: JSONObject = [
-            "mfaEnrollmentId": .string(enrollment.id), "enrolledAt": .string(RFC3339.string(from: enrollment.enrolledAt)),
+            "mfaEnrollmentId": .string(enrollment.id),
+            "enrolledAt": .string(RFC3339.string(from: enrollment.enrolledAt)),
             "publicInfo": .object(enrollment.publicInfo),
         ]
         if let displayName = enrollment.displayName { object["displayName"] = .string(displayName) }

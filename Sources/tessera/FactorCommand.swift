@@ -11,8 +11,9 @@ import TesseraHTTP
 import TesseraLoop
 import TesseraPostgres
 import TesseraServer
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `tessera factor …`: Tessera's built-in factors run as factor services (`docs/factor-protocol.md`).
@@ -65,7 +66,8 @@ struct FactorCommand: AsyncParsableCommand {
                 throw ValidationError("--secret-file is required (the secret factorServices.register showed)")
             }
             let secret = try Self.secret(at: secretPath)
-            let loopCount = loops ?? environment["TESSERA_LOOPS"].flatMap(Int.init)
+            let loopCount =
+                loops ?? environment["TESSERA_LOOPS"].flatMap(Int.init)
                 ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
             guard (1...256).contains(loopCount) else { throw ValidationError("--loops must be from 1 to 256") }
             let logger = makeLogger(environment: environment)
@@ -83,9 +85,11 @@ struct FactorCommand: AsyncParsableCommand {
                 }
                 let client = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
                 database = client
-                let sms: any SMSSender = try value(smsWebhookURL, "TESSERA_SMS_WEBHOOK_URL").map { url in
-                    WebhookSMSSender(webhook: try WebhookClient(client: HTTPClient(group: group)), url: url, logger: logger)
-                } ?? LogSMSSender(logger: logger, revealsCodes: false)
+                let sms: any SMSSender =
+                    try value(smsWebhookURL, "TESSERA_SMS_WEBHOOK_URL").map { url in
+                        WebhookSMSSender(
+                            webhook: try WebhookClient(client: HTTPClient(group: group)), url: url, logger: logger)
+                    } ?? LogSMSSender(logger: logger, revealsCodes: false)
                 factor = PhoneFactor(
                     codes: SMSCodeIssuer(
                         sender: sms,

@@ -1,4 +1,3 @@
-@testable import FactorServices
 import FoundationEssentials
 import MultiFactor
 import TOTPFactor
@@ -7,6 +6,8 @@ import TesseraCrypto
 import TesseraHTTP
 import TesseraJSON
 import Testing
+
+@testable import FactorServices
 
 /// The pieces of the factor protocol that need no database: the breaker, the nonce memory, the signatures, the
 /// descriptor checks and the host's refusals.
@@ -62,14 +63,21 @@ import Testing
         let secret = try SecureRandom.bytes(count: 32)
         let body = Array(#"{"jsonrpc":"2.0"}"#.utf8)
         let signature = try FactorServiceSignature.request(body: body, secret: secret, timestamp: 100, nonce: "n")
-        #expect(FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 100, nonce: "n"))
-        #expect(!FactorServiceSignature.isValidRequest(signature, body: body + [0x20], secret: secret, timestamp: 100, nonce: "n"))
-        #expect(!FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 101, nonce: "n"))
-        #expect(!FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 100, nonce: "m"))
+        #expect(
+            FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 100, nonce: "n"))
+        #expect(
+            !FactorServiceSignature.isValidRequest(
+                signature, body: body + [0x20], secret: secret, timestamp: 100, nonce: "n"))
+        #expect(
+            !FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 101, nonce: "n"))
+        #expect(
+            !FactorServiceSignature.isValidRequest(signature, body: body, secret: secret, timestamp: 100, nonce: "m"))
         #expect(
             !FactorServiceSignature.isValidRequest(
                 signature, body: body, secret: try SecureRandom.bytes(count: 32), timestamp: 100, nonce: "n"))
-        #expect(!FactorServiceSignature.isValidRequest("v2=" + signature.dropFirst(3), body: body, secret: secret, timestamp: 100, nonce: "n"))
+        #expect(
+            !FactorServiceSignature.isValidRequest(
+                "v2=" + signature.dropFirst(3), body: body, secret: secret, timestamp: 100, nonce: "n"))
         let answer = try FactorServiceSignature.response(body: body, secret: secret, nonce: "n")
         #expect(FactorServiceSignature.isValidResponse(answer, body: body, secret: secret, nonce: "n"))
         #expect(!FactorServiceSignature.isValidResponse(answer, body: body, secret: secret, nonce: "m"))
@@ -77,7 +85,8 @@ import Testing
     }
 
     @Test func descriptorsAreCheckedMemberByMember() throws {
-        let host = try FactorHost(factor: TOTPFactor(), id: "totp-remote", secret: [UInt8](repeating: 1, count: 32), database: NoDatabase())
+        let host = try FactorHost(
+            factor: TOTPFactor(), id: "totp-remote", secret: [UInt8](repeating: 1, count: 32), database: NoDatabase())
         let described = try FactorServiceDescriptor(json: host.description)
         #expect(described.id == "totp-remote")
         #expect(described.amr == "otp")
@@ -99,21 +108,33 @@ import Testing
     }
 
     @Test func endpointsArePlainHttpOnlyToLoopback() throws {
-        #expect(throws: Never.self) { try FactorServiceEndpoints(["http://127.0.0.1:1/rpc", "http://[::1]:2/rpc"], allowInsecureHttp: false) }
-        #expect(throws: Never.self) { try FactorServiceEndpoints(["https://factors.example.com/rpc"], allowInsecureHttp: false) }
-        #expect(throws: AuthError.self) { try FactorServiceEndpoints(["http://192.168.1.2/rpc"], allowInsecureHttp: false) }
+        #expect(throws: Never.self) {
+            try FactorServiceEndpoints(["http://127.0.0.1:1/rpc", "http://[::1]:2/rpc"], allowInsecureHttp: false)
+        }
+        #expect(throws: Never.self) {
+            try FactorServiceEndpoints(["https://factors.example.com/rpc"], allowInsecureHttp: false)
+        }
+        #expect(throws: AuthError.self) {
+            try FactorServiceEndpoints(["http://192.168.1.2/rpc"], allowInsecureHttp: false)
+        }
         #expect(throws: Never.self) { try FactorServiceEndpoints(["http://192.168.1.2/rpc"], allowInsecureHttp: true) }
-        #expect(throws: AuthError.self) { try FactorServiceEndpoints(["http://localhost/rpc"], allowInsecureHttp: false) }
-        #expect(throws: AuthError.self) { try FactorServiceEndpoints(Array(repeating: "https://a.example/rpc", count: 9), allowInsecureHttp: false) }
+        #expect(throws: AuthError.self) {
+            try FactorServiceEndpoints(["http://localhost/rpc"], allowInsecureHttp: false)
+        }
+        #expect(throws: AuthError.self) {
+            try FactorServiceEndpoints(Array(repeating: "https://a.example/rpc", count: 9), allowInsecureHttp: false)
+        }
     }
 
     @Test func theHostRefusesUnsignedOldReplayedAndForeignRequestsAndSignsItsAnswers() async throws {
         let secret = try SecureRandom.bytes(count: 32)
         let host = try FactorHost(factor: TOTPFactor(), secret: secret, database: NoDatabase())
-        let body = Array(
-            #"{"jsonrpc":"2.0","id":1,"method":"factor.verifySignIn","params":{"user":{"localId":"u"},"#.utf8)
+        let body =
+            Array(
+                #"{"jsonrpc":"2.0","id":1,"method":"factor.verifySignIn","params":{"user":{"localId":"u"},"#.utf8)
             + Array(#""context":{"now":"2026-11-25T10:00:00Z"},"info":{"verificationCode":"123456"},"#.utf8)
-            + Array(#""enrollment":{"mfaEnrollmentId":"e","publicInfo":{},"enrollmentState":"AAAA"},"state":null}}"#.utf8)
+            + Array(
+                #""enrollment":{"mfaEnrollmentId":"e","publicInfo":{},"enrollmentState":"AAAA"},"state":null}}"#.utf8)
         func request(timestamp: Int64, nonce: String, key: [UInt8] = secret) throws -> HTTPRequest {
             var headers = HTTPHeaders()
             headers.add(name: FactorServiceSignature.timestampHeader, value: String(timestamp))
@@ -134,9 +155,17 @@ import Testing
         let answer = try #require(try JSONValue(parsing: String(decoding: answered.body, as: UTF8.self)).objectValue)
         #expect(answer["error"]?["data"]?["reason"]?.stringValue == "INVALID_CODE")
         #expect((await host.respond(to: signed)).status == .unauthorized)
-        #expect((await host.respond(to: try request(timestamp: now - 61, nonce: try FactorServiceSignature.makeNonce()))).status == .unauthorized)
-        #expect((await host.respond(to: try request(timestamp: now, nonce: try FactorServiceSignature.makeNonce(), key: try SecureRandom.bytes(count: 32)))).status == .unauthorized)
-        #expect((await host.respond(to: HTTPRequest(method: .post, target: "/rpc", headers: HTTPHeaders(), body: body))).status == .unauthorized)
+        #expect(
+            (await host.respond(to: try request(timestamp: now - 61, nonce: try FactorServiceSignature.makeNonce())))
+                .status == .unauthorized)
+        #expect(
+            (await host.respond(
+                to: try request(
+                    timestamp: now, nonce: try FactorServiceSignature.makeNonce(),
+                    key: try SecureRandom.bytes(count: 32)))).status == .unauthorized)
+        #expect(
+            (await host.respond(to: HTTPRequest(method: .post, target: "/rpc", headers: HTTPHeaders(), body: body)))
+                .status == .unauthorized)
         // describe needs no signature.
         let describe = HTTPRequest(
             method: .post, target: "/rpc", headers: HTTPHeaders(),
@@ -158,10 +187,29 @@ import Testing
             #expect(throws: FactorServiceClient.Failure.self) { try result(text) }
         }
         do {
-            _ = try result(#"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"INVALID_CODE : no","data":{"reason":"INVALID_CODE"}}}"#)
+            _ = try result(
+                #"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"INVALID_CODE : no","#
+                    + #""data":{"reason":"INVALID_CODE"}}}"#)
             Issue.record("a refusal was read as a result")
         } catch let failure as FactorServiceClient.Failure {
             #expect(failure.refusal == AuthError(.invalidCode, "no"))
         }
+    }
+}
+
+/// The host serves the protocol's reference document, and the two copies agree.
+@Suite struct DiscoveryDocumentTests {
+    @Test func theHostServesTheDocumentInDocs() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/factor-protocol.openrpc.json")
+        let text = try #require(FileManager.default.contents(atPath: docs.path))
+        let published = try JSONValue(parsing: String(decoding: text, as: UTF8.self))
+        #expect(published == .object(FactorHost.discovery))
+        let names = FactorHost.discovery["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(
+            names == [
+                "factor.describe", "factor.startEnrollment", "factor.finalizeEnrollment", "factor.startSignIn",
+                "factor.verifySignIn",
+            ])
     }
 }

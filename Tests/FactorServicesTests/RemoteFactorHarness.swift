@@ -107,18 +107,21 @@ struct RemoteFactorHarness {
         ]
         let text = JSONValue.object(try Tenant(json: json, tenantId: id).json).description
         try await core.sql(
-            "INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2::text::jsonb, now(), now())",
-            [id, text])
+            """
+            INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2::text::jsonb, now(), now())
+            """, [id, text])
         return id
     }
 
     /// A verified password user of `tenantID`, freshly signed in.
     func user(tenantID: String) async throws -> (email: String, idToken: String) {
         let email = CoreHarness.email("fs")
-        let signedUp = try await router.signUp(email: email, password: Self.password, displayName: nil, tenantID: tenantID)
+        let signedUp = try await router.signUp(
+            email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
-        guard case .tokens(let tokens) = try await router.signInWithPassword(
-            email: email, password: Self.password, tenantID: tenantID)
+        guard
+            case .tokens(let tokens) = try await router.signInWithPassword(
+                email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "a fresh user was challenged") }
         return (email, tokens.idToken)
     }
@@ -143,14 +146,16 @@ struct RemoteFactorHarness {
 
     /// A pending credential of a password sign-in that must pass a second factor.
     func challenge(_ email: String, tenantID: String) async throws -> String {
-        guard case .challenge(let challenge) = try await router.signInWithPassword(
-            email: email, password: Self.password, tenantID: tenantID)
+        guard
+            case .challenge(let challenge) = try await router.signInWithPassword(
+                email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected an MFA challenge") }
         return challenge.mfaPendingCredential
     }
 
     /// `mfaSignIn.finalize` through the remote factor.
-    func finish(_ credential: String, enrollmentID: String, code: String, tenantID: String) async throws -> TokenResult {
+    func finish(_ credential: String, enrollmentID: String, code: String, tenantID: String) async throws -> TokenResult
+    {
         try await router.finalizeSignIn(
             try await router.factors().signInFinalize([
                 "mfaPendingCredential": .string(credential), "mfaEnrollmentId": .string(enrollmentID),

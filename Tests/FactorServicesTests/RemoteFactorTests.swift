@@ -30,7 +30,8 @@ import Testing
                         credential, enrollmentID: enrolled.id, code: try remote.code(enrolled.secret), tenantID: tenant)
                 } == .invalidCode)
             let tokens = try await remote.finish(
-                credential, enrollmentID: enrolled.id, code: try remote.code(enrolled.secret, steps: 1), tenantID: tenant)
+                credential, enrollmentID: enrolled.id, code: try remote.code(enrolled.secret, steps: 1),
+                tenantID: tenant)
             let claims = try claims(tokens.idToken)
             #expect(claims["sign_in_second_factor"]?.stringValue == remote.factorID)
             #expect(claims["second_factor_identifier"]?.stringValue == enrolled.id)
@@ -55,7 +56,8 @@ import Testing
             for _ in 0..<5 {
                 #expect(
                     try await reason {
-                        _ = try await remote.finish(credential, enrollmentID: enrolled.id, code: "000000", tenantID: tenant)
+                        _ = try await remote.finish(
+                            credential, enrollmentID: enrolled.id, code: "000000", tenantID: tenant)
                     } == .invalidCode)
             }
             // The sixth attempt is refused before the service is asked, even with the right code.
@@ -109,7 +111,10 @@ import Testing
             let result = try await remote.router.finalizeEnrollment(
                 EnrollmentFinalizeRequest(
                     idToken: user.idToken, tenantID: tenant, displayName: nil, factor: "totp",
-                    info: ["sessionInfo": info["sessionInfo"] ?? .null, "verificationCode": .string(try remote.code(secret))]))
+                    info: [
+                        "sessionInfo": info["sessionInfo"] ?? .null,
+                        "verificationCode": .string(try remote.code(secret)),
+                    ]))
             #expect(result.mfaEnrollmentId != nil)
         }
     }
@@ -125,7 +130,9 @@ import Testing
             #expect(registering == .permissionDenied)
             let listing = try await reason { _ = try await remote.admin.list(actor: tenantKey.principal) }
             #expect(listing == .permissionDenied)
-            let deleting = try await reason { try await remote.admin.delete(factorID: remote.factorID, actor: tenantKey) }
+            let deleting = try await reason {
+                try await remote.admin.delete(factorID: remote.factorID, actor: tenantKey)
+            }
             #expect(deleting == .permissionDenied)
             #expect(
                 try await remote.core.sql("SELECT 1 FROM factor_services WHERE factor_id = $1", [remote.factorID]) == 1)
@@ -161,7 +168,8 @@ import Testing
             // Nothing answers on port 9 of loopback: the service cannot be described.
             #expect(
                 try await reason {
-                    _ = try await remote.admin.register(["endpoints": ["http://127.0.0.1:9/rpc"]], secret: nil, actor: key)
+                    _ = try await remote.admin.register(
+                        ["endpoints": ["http://127.0.0.1:9/rpc"]], secret: nil, actor: key)
                 } == .factorServiceUnavailable)
             #expect(
                 try await remote.core.sql(
@@ -187,7 +195,8 @@ import Testing
                 try await reason {
                     _ = try await remote.router.startEnrollment(
                         EnrollmentStartRequest(
-                            idToken: user.idToken, tenantID: tenant, languageCode: nil, factor: remote.factor, info: [:]))
+                            idToken: user.idToken, tenantID: tenant, languageCode: nil, factor: remote.factor, info: [:]
+                        ))
                 } == .operationNotAllowed)
         }
     }

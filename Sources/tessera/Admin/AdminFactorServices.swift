@@ -121,7 +121,10 @@ struct AdminFactorServices: AsyncParsableCommand {
                     try await client.call(
                         AdminCall(
                             "factorServices.update",
-                            ["factorId": .string(factorID), "factorService": .object(object), "updateMask": .string(mask)]
+                            [
+                                "factorId": .string(factorID), "factorService": .object(object),
+                                "updateMask": .string(mask),
+                            ]
                         )))
             }
         }
