@@ -68,6 +68,7 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 	@scripts/bench-http.sh
 	@scripts/bench-db.sh
 	@scripts/bench-oauth.sh
+	@scripts/bench-mfa.sh
 
 clean: ## remove build folders (.build*) and test output; keeps .data
 	rm -rf .build .build-* .build_* test-output

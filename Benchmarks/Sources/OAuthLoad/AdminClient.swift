@@ -1,15 +1,15 @@
 import FoundationEssentials
 import TesseraLoop
 
-/// Calls the admin JSON-RPC (`users.create`, `oauthClients.create`) with a bearer admin key, to set up fixtures.
-/// Used on `connection`'s loop only.
+/// Calls the admin JSON-RPC (`users.create`, `oauthClients.create`) with a bearer admin key, to set up fixtures; without
+/// a key, the public JSON-RPC (`accounts.signInWithPassword`, `mfaEnrollment.*`). Used on `connection`'s loop only.
 final class AdminClient: @unchecked Sendable {
     private let connection: HTTPConnection
     private let writer: HTTPRequestWriter
-    private let key: String
+    private let key: String?
     private var nextID = 1
 
-    init(loop: EventLoop, host: String, port: Int, key: String) {
+    init(loop: EventLoop, host: String, port: Int, key: String?) {
         connection = HTTPConnection(loop: loop, host: host, port: port, timeout: .seconds(60))
         writer = HTTPRequestWriter(host: "\(host):\(port)")
         self.key = key
@@ -39,9 +39,20 @@ final class AdminClient: @unchecked Sendable {
     ) async throws -> Result {
         let body = try JSONEncoder().encode(Call(id: nextID, method: method, params: params))
         nextID += 1
+        return try await send(method, body: Array(body), as: Result.self)
+    }
+
+    /// Calls `method` with `json`, the params object's JSON text, and decodes its result.
+    func call<Result: Decodable>(_ method: String, json: String, as: Result.Type) async throws -> Result {
+        let body = #"{"jsonrpc":"2.0","id":\#(nextID),"method":\#(jsonQuote(method)),"params":\#(json)}"#
+        nextID += 1
+        return try await send(method, body: Array(body.utf8), as: Result.self)
+    }
+
+    private func send<Result: Decodable>(_ method: String, body: [UInt8], as: Result.Type) async throws -> Result {
         let request = writer.post(
             "/rpc", contentType: "application/json", body: String(decoding: body, as: UTF8.self),
-            fields: ["Authorization: Bearer \(key)"])
+            fields: key.map { ["Authorization: Bearer \($0)"] } ?? [])
         let response = try await connection.send(request)
         guard response.status == 200 else {
             throw LoadError.setup("\(method): HTTP \(response.status) \(response.text.prefix(300))")

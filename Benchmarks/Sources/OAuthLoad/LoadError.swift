@@ -10,6 +10,8 @@ enum LoadError: Error, CustomStringConvertible {
     case unexpected(status: Int, detail: String)
     /// Setting up (admin RPC, sign-in) failed.
     case setup(String)
+    /// A JSON-RPC answer with an error of `reason` (API §10) where the scenario expects a result.
+    case rpc(reason: String, detail: String)
 
     /// A short key for counting errors by kind.
     var kind: String {
@@ -19,6 +21,7 @@ enum LoadError: Error, CustomStringConvertible {
         case .malformed: "malformed"
         case .unexpected(let status, _): "status_\(status)"
         case .setup: "setup"
+        case .rpc(let reason, _): "rpc_\(reason)"
         }
     }
 
@@ -29,6 +32,7 @@ enum LoadError: Error, CustomStringConvertible {
         case .malformed(let reason): "malformed response: \(reason)"
         case .unexpected(let status, let detail): "unexpected HTTP \(status): \(detail)"
         case .setup(let reason): "setup failed: \(reason)"
+        case .rpc(let reason, let detail): "JSON-RPC error \(reason): \(detail)"
         }
     }
 }

@@ -30,9 +30,15 @@ struct Measurement: Sendable {
 
     /// The measurement as one JSON object on one line.
     func json(scenario: Scenario, phase: String, concurrency: Int, extra: [String] = []) -> String {
+        json(name: scenario.rawValue, phase: phase, concurrency: concurrency, perRequest: scenario == .cycle, extra: extra)
+    }
+
+    /// The measurement of scenario `name` as one JSON object on one line, with the authorize and token latencies
+    /// when `perRequest`.
+    func json(name: String, phase: String, concurrency: Int, perRequest: Bool = false, extra: [String] = []) -> String {
         let errorCount = errors.values.reduce(0, +)
         var fields = [
-            "\"scenario\":\"\(scenario.rawValue)\"", "\"phase\":\"\(phase)\"", "\"concurrency\":\(concurrency)",
+            "\"scenario\":\"\(name)\"", "\"phase\":\"\(phase)\"", "\"concurrency\":\(concurrency)",
             "\"seconds\":\(decimal(seconds))", "\"operations\":\(operations)",
             "\"operations_per_second\":\(decimal(seconds > 0 ? Double(operations) / seconds : 0))",
             "\"requests_per_second\":\(decimal(seconds > 0 ? Double(requests) / seconds : 0))",
@@ -40,7 +46,7 @@ struct Measurement: Sendable {
             "\"error_kinds\":{" + errors.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
                 .joined(separator: ",") + "}",
         ]
-        if scenario == .cycle {
+        if perRequest {
             fields.append("\"authorize\":{" + stats("", latencies.authorize) + "}")
             fields.append("\"token\":{" + stats("", latencies.token) + "}")
         }

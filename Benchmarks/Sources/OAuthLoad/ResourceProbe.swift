@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Reads what the server, its database and the generator spend: the server process's CPU time (`/proc/PID/stat`),
-/// the generator's own, the CPU time of the database's client backends, and the database's committed and rolled-back
+/// the generator's own, a factor service's (`/proc/PID/stat`, when given), the CPU time of the database's client backends, and the database's committed and rolled-back
 /// transactions (`pg_stat_database`, which backends update about once a second, so short intervals are
 /// approximate).
 /// A probe without a pid or a database URL reports only what it has.
@@ -14,18 +14,22 @@ final class ResourceProbe: @unchecked Sendable {
     struct Sample: Sendable {
         var serverTicks: Int?
         var generatorTicks: Int?
+        var factorTicks: Int?
         var databaseTicks: Int?
         var transactions: Int?
     }
 
     private let serverPID: Int32?
+    private let factorPID: Int32?
     private let client: PostgresClient?
     private let loop: EventLoop
     private let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-    /// A probe of process `serverPID` and of the database at `databaseURL` (a connection on `group`'s first loop).
-    init(serverPID: Int32?, databaseURL: String?, group: EventLoopGroup) async throws {
+    /// A probe of process `serverPID`, of the factor service `factorPID` and of the database at `databaseURL` (a
+    /// connection on `group`'s first loop).
+    init(serverPID: Int32?, factorPID: Int32? = nil, databaseURL: String?, group: EventLoopGroup) async throws {
         self.serverPID = serverPID
+        self.factorPID = factorPID
         loop = group.loops[0]
         if let databaseURL {
             let client = PostgresClient(
@@ -46,6 +50,7 @@ final class ResourceProbe: @unchecked Sendable {
         var sample = Sample()
         sample.generatorTicks = Self.cpuTicks(of: getpid())
         if let serverPID { sample.serverTicks = Self.cpuTicks(of: serverPID) }
+        if let factorPID { sample.factorTicks = Self.cpuTicks(of: factorPID) }
         if let client {
             let pool = client.pool(on: loop)
             let backends = try await pool.query(
@@ -63,8 +68,8 @@ final class ResourceProbe: @unchecked Sendable {
         return sample
     }
 
-    /// JSON members for what happened between `start` and `end` per operation: server and database CPU in
-    /// microseconds and database transactions (empty when nothing was probed).
+    /// JSON members for what happened between `start` and `end` per operation: server, factor service and database
+    /// CPU in microseconds and database transactions (empty when nothing was probed).
     func members(from start: Sample, to end: Sample, operations: Int) -> [String] {
         guard operations > 0 else { return [] }
         var members: [String] = []
@@ -74,6 +79,9 @@ final class ResourceProbe: @unchecked Sendable {
         }
         if let before = start.generatorTicks, let after = end.generatorTicks {
             members.append("\"generator_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
+        }
+        if let before = start.factorTicks, let after = end.factorTicks {
+            members.append("\"factor_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
         }
         if let before = start.databaseTicks, let after = end.databaseTicks {
             members.append("\"db_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")

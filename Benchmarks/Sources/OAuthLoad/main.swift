@@ -11,6 +11,10 @@
 //       --server-pid and --database-url it adds the server's and the database backends' CPU time and the
 //       database transactions per operation; with --database-url it also runs ANALYZE before each measurement
 //       (see ResourceProbe.analyze()).
+//   OAuthLoad mfa --admin HOST:PORT --admin-key-file FILE --target HOST:PORT --factor-endpoint URL
+//       --factor-secret-file FILE [...]
+//       the MFA benchmark (scripts/bench-mfa.sh): mfaSignIn.finalize with TOTP in process and as a factor service;
+//       see the comment at the top of MFABench.swift.
 //
 // Virtual users run back to back on keep-alive HTTP/1.1 connections (one each) over TesseraLoop event loops.
 import FoundationEssentials
@@ -21,14 +25,15 @@ import Glibc
 #endif
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2, ["setup", "run"].contains(arguments[1]) else {
-    Options.fail("usage: OAuthLoad setup|run --name value ... (see the comment at the top of main.swift)")
+guard arguments.count >= 2, ["setup", "run", "mfa"].contains(arguments[1]) else {
+    Options.fail("usage: OAuthLoad setup|run|mfa --name value ... (see the comment at the top of main.swift)")
 }
 let options = Options(arguments.dropFirst(2))
 let group = try EventLoopGroup(loopCount: options.int("loops", 2))
 do {
     switch arguments[1] {
     case "setup": try await setUp(options, group: group)
+    case "mfa": try await MFABench.run(options, group: group)
     default: try await run(options, group: group)
     }
 } catch {
