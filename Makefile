@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run test test-swift e2e bench clean distclean
+.PHONY: help deps db db-stop db-status keys build run test test-swift test-examples e2e bench clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -50,15 +50,19 @@ build: deps ## swift build (debug)
 run: deps db keys build ## build, then run the server against the dev database
 	@scripts/run.sh $(ARGS)
 
-test: deps db keys ## build, run every Swift test, then the end-to-end suite
+test: deps db keys ## build, run every Swift test, the examples' tests, then the end-to-end suite
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory test-swift
+	$(MAKE) --no-print-directory test-examples
 	$(MAKE) --no-print-directory e2e
 
 test-swift: ## swift test against the dev cluster's tessera_test (no build step of its own)
 	TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
 		TESSERA_TEST_MASTER_KEY_FILE="$${TESSERA_TEST_MASTER_KEY_FILE:-$(CURDIR)/.data/master.key}" \
 		$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+test-examples: ## the example factor service's own tests (standard-library Python, no server needed)
+	PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -m pytest -q examples/factor-email-otp
 
 e2e: ## run Tests/e2e against the built server (needs `make db keys` and a build)
 	@TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
