@@ -338,6 +338,37 @@ class EmailFactor:
                 },
             },
             "enrollmentLifetime": ENROLLMENT_LIFETIME, "signInLifetime": SIGN_IN_LIFETIME,
+            "loginPages": self.login_pages(),
+        }
+
+    @property
+    def address_field(self) -> str:
+        """The name of the enrolment page's address field (`emailAddress`, `workMailAddress`): field names must
+        differ between the factors of one server, since every enrolment form shares one page."""
+        return self.member("Address")
+
+    def login_pages(self) -> dict:
+        """How Tessera's login pages drive this factor (`FactorLoginPages`, docs/login-pages.md): the enrolment
+        button and the optional address field, the code field bound to `code` of the verification info, a resend
+        control, and how an enrolment is named, from its masked public info (`E-mail to a***@example.com`).
+
+        The address field is optional, as `email` of the enrolment info is: left empty, the code goes to the
+        account's own address. With --own-address-only there is nothing to type, so there is no field. The
+        enrolment page takes its instructions from this service's `display` (they name the masked address the code
+        went to, whichever it was), so there is no `enrollInstructions`: a template over an optional field would
+        read "sent to ." when it is left empty."""
+        fields = [] if self.own_address_only else [{
+            "name": self.address_field, "label": "E-mail address", "inputType": "email", "autocomplete": "email",
+            "hint": "Leave it empty to use the address you sign in with.", "required": False, "infoKey": "email",
+        }]
+        return {
+            "enrollButton": "Send a code by e-mail",
+            "enrollFields": fields,
+            "enrollTitle": "Confirm your e-mail address",
+            "enrollmentLabel": f"E-mail to {{{self.info_member}}}",
+            "signInInstructions": f"Enter the {CODE_DIGITS}-digit code we sent to {{{self.info_member}}}.",
+            "code": {"infoKey": "code", "label": "Code from the e-mail", "length": CODE_DIGITS},
+            "resend": True,
         }
 
     def discover(self) -> dict:

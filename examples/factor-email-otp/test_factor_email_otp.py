@@ -332,7 +332,7 @@ def test_describe_is_unsigned_and_matches_the_protocol(client):
     assert answer.status == 200 and "tessera-factor-signature" not in answer.headers
     descriptor = answer.result
     assert set(descriptor) == {"protocolVersion", "id", "displayName", "amr", "members", "enrollmentLifetime",
-                               "signInLifetime"}  # no "pages": Tessera derives them
+                               "signInLifetime", "loginPages"}
     assert (descriptor["protocolVersion"], descriptor["id"], descriptor["amr"]) == (1, "email", "otp")
     assert (descriptor["enrollmentLifetime"], descriptor["signInLifetime"]) == (600, 300)
     members = descriptor["members"]
@@ -364,6 +364,105 @@ def test_rpc_discover_is_the_openrpc_document_next_to_the_script(client):
     schemas = document["components"]["schemas"]
     descriptor = client.call("factor.describe", signed=False).result
     assert descriptor["members"]["enrollmentInfo"]["schema"] == schemas["EnrollmentInfo"]
+    assert schemas["Descriptor"]["properties"]["loginPages"] == {"$ref": "#/components/schemas/LoginPages"}
+    documented = schemas["LoginPages"]
+    assert set(descriptor["loginPages"]) <= set(documented["properties"]) == PAGES_MEMBERS
+    assert set(documented["required"]) <= set(descriptor["loginPages"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Login pages: `loginPages` of the descriptor, as Tessera reads it (FactorLoginPages(json:), module MultiFactor)
+
+
+PAGES_MEMBERS = {"enrollButton", "enrollFields", "enrollTitle", "enrollInstructions", "enrollmentLabel",
+                 "signInInstructions", "code", "resend"}
+FIELD_MEMBERS = {"name", "label", "inputType", "autocomplete", "hint", "required", "infoKey", "normalization"}
+
+
+def check_login_pages(pages) -> None:
+    """Fails unless `pages` passes the rules of Tessera's reader: only known members, the required texts present
+    and non-empty, fields with a name and a label, a code field with an info key and a length from 1 to 64."""
+    assert isinstance(pages, dict) and set(pages) <= PAGES_MEMBERS, pages
+    for key in ("enrollButton", "enrollTitle", "enrollmentLabel", "signInInstructions"):
+        assert isinstance(pages[key], str) and pages[key], key
+    assert pages.get("enrollInstructions") is None or isinstance(pages["enrollInstructions"], str)
+    assert isinstance(pages.get("resend", False), bool)
+    for field in pages.get("enrollFields", []):
+        assert isinstance(field, dict) and set(field) <= FIELD_MEMBERS, field
+        assert isinstance(field["name"], str) and field["name"] and isinstance(field["label"], str) and field["label"]
+        for key in ("inputType", "autocomplete", "hint", "infoKey"):
+            assert field.get(key) is None or isinstance(field[key], str), key
+        assert isinstance(field.get("required", True), bool)
+        assert field.get("normalization") in (None, "strip-separators")
+    code = pages["code"]
+    assert isinstance(code, dict) and set(code) <= {"infoKey", "label", "length"}, code
+    assert isinstance(code["infoKey"], str) and code["infoKey"]
+    length = code.get("length", 6)
+    assert isinstance(length, int) and not isinstance(length, bool) and 1 <= length <= 64
+
+
+def fill(template: str, values: dict) -> str | None:
+    """A template filled as the login pages fill it: `{key}` by its string value; None when one has none."""
+    missing = []
+
+    def value(match):
+        found = values.get(match.group(1))
+        if not isinstance(found, str):
+            missing.append(match.group(1))
+            return ""
+        return found
+
+    text = re.sub(r"\{([^{}]*)\}", value, template)
+    return None if missing else text
+
+
+def test_describe_declares_the_login_pages(client):
+    pages = client.call("factor.describe", signed=False).result["loginPages"]
+    check_login_pages(pages)
+    assert pages == {
+        "enrollButton": "Send a code by e-mail",
+        "enrollFields": [{"name": "emailAddress", "label": "E-mail address", "inputType": "email",
+                          "autocomplete": "email", "hint": "Leave it empty to use the address you sign in with.",
+                          "required": False, "infoKey": "email"}],
+        "enrollTitle": "Confirm your e-mail address",
+        "enrollmentLabel": "E-mail to {emailInfo}",
+        "signInInstructions": "Enter the 6-digit code we sent to {emailInfo}.",
+        "code": {"infoKey": "code", "label": "Code from the e-mail", "length": 6},
+        "resend": True,
+    }
+    # The field's info key and the code's are members the schemas of the descriptor's members accept.
+    members = client.call("factor.describe", signed=False).result["members"]
+    assert set(members["enrollmentInfo"]["schema"]["properties"]) == {"email"}
+    assert "code" in members["verificationInfo"]["schema"]["properties"]
+
+
+def test_the_login_pages_name_an_enrolment_by_its_masked_address(client, receiver):
+    """The templates read what finalize answers: `maskedInfo` is what a challenge (and so the pages) shows."""
+    pages = client.call("factor.describe", signed=False).result["loginPages"]
+    person = user("grace@example.com")
+    # The field as the pages post it: left empty, the info has no `email` and the code goes to the account's address.
+    params, result, code = start_enrollment(client, receiver, person, {})
+    assert "g***@example.com" in result["display"]["instructions"]
+    enrolled = finalize(client, params, result, code).result
+    assert fill(pages["enrollmentLabel"], enrolled["maskedInfo"]) == "E-mail to g***@example.com"
+    assert fill(pages["signInInstructions"], enrolled["maskedInfo"]) \
+        == "Enter the 6-digit code we sent to g***@example.com."
+    # Typed: the field's info key carries the address.
+    [field] = pages["enrollFields"]
+    params, result, code = start_enrollment(client, receiver, person, {field["infoKey"]: "grace.backup@example.org"})
+    assert "g***@example.org" in result["display"]["instructions"]
+    assert finalize(client, params, result, code).result["maskedInfo"] == {"emailInfo": "g***@example.org"}
+
+
+def test_own_address_only_asks_for_no_address_on_the_pages(tmp_path):
+    running = start_service(tmp_path, "--own-address-only", name="own")
+    try:
+        pages = Client(running).call("factor.describe", signed=False).result["loginPages"]
+        check_login_pages(pages)
+        assert pages["enrollFields"] == [] and pages["enrollButton"] == "Send a code by e-mail"
+        assert pages["enrollmentLabel"] == "E-mail to {emailInfo}" and pages["resend"] is True
+    finally:
+        assert stop_service(running) == 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -750,6 +849,13 @@ def test_a_custom_factor_id_renames_the_members(tmp_path):
         assert descriptor["id"] == "work-mail"
         assert descriptor["members"]["enrollmentInfo"]["name"] == "workMailEnrollmentInfo"
         assert descriptor["members"]["signInStart"]["result"]["name"] == "workMailResponseInfo"
+        # The pages follow: a field name of its own (every enrolment form shares a page) and the renamed info key.
+        pages = descriptor["loginPages"]
+        check_login_pages(pages)
+        assert [field["name"] for field in pages["enrollFields"]] == ["workMailAddress"]
+        assert pages["enrollFields"][0]["infoKey"] == "email" and pages["code"]["infoKey"] == "code"
+        assert pages["enrollmentLabel"] == "E-mail to {workMailInfo}"
+        assert pages["signInInstructions"] == "Enter the 6-digit code we sent to {workMailInfo}."
         person = user()
         start = local.call("factor.startSignIn", {
             "user": person, "enrollment": {**enrollment_of(person["email"]), "publicInfo": {}}, "info": {},
