@@ -85,6 +85,13 @@ import TesseraServer
         }
     }
 
+    @Test func remoteFactorsComeFromOptionsOrTheEnvironmentAndNameBuiltInFactorsOnly() throws {
+        #expect(try resolve().remoteFactors.isEmpty)
+        #expect(try resolve({ $0.remoteFactors = ["phone"] }).remoteFactors == ["phone"])
+        #expect(try resolve(environment: ["TESSERA_REMOTE_FACTORS": "phone, totp"]).remoteFactors == ["phone", "totp"])
+        #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.remoteFactors = ["email"] }) }
+    }
+
     @Test func bothListenersOffOrEqualIsRefused() {
         #expect(throws: ServerConfiguration.Invalid.self) {
             _ = try resolve { $0.listen = "none"; $0.adminListen = "none" }

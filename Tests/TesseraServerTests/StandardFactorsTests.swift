@@ -17,4 +17,10 @@ import Testing
         #expect(registry.migrations == StandardFactors.migrations)
         #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp", "phone"])
     }
+
+    @Test func aFactorRunAsAServiceIsLeftOutOfTheBuiltInRegistry() {
+        let registry = StandardFactors.registry(
+            phoneCodes: SMSCodeIssuer(sender: SilentSender(), appVerification: .disabledForTesting), remote: ["phone"])
+        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp"])
+    }
 }
