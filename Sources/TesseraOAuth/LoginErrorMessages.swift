@@ -41,7 +41,9 @@ enum LoginErrorMessages {
                 .badRequest
             )
         case .secondFactorExists:
-            return (.field("phoneNumber", "This number is already one of your second factors."), .badRequest)
+            return (.field("phoneNumber", "This is already one of your second factors."), .badRequest)
+        case .invalidEmail:
+            return (.general("Check the e-mail address and try again."), .badRequest)
         case .unverifiedEmail:
             return (
                 .general(
@@ -56,7 +58,7 @@ enum LoginErrorMessages {
         case .appNotVerified, .missingAppCredential, .invalidAppCredential:
             return (.general("SMS cannot be sent to this number from this server."), .badRequest)
         case .deliveryFailed:
-            return (.general("The SMS could not be sent. Try again."), .serviceUnavailable)
+            return (.general("The code could not be sent. Try again."), .serviceUnavailable)
         case .factorServiceUnavailable:
             return (
                 .general("This method is unavailable right now. Try again or choose another one."),

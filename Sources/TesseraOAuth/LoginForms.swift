@@ -154,6 +154,6 @@ struct LoginForms {
     /// The name of the button that enrols factor `id`: `enroll` and the id with its first letter capitalized
     /// (`enrollTotp`, `enrollPhone`).
     static func enrollButtonName(_ id: String) -> String {
-        "enroll" + id.prefix(1).uppercased() + id.dropFirst()
+        "enroll" + id.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 }

@@ -24,8 +24,7 @@ struct LoginPageEndpoint: Sendable {
                 try await LoginFlows.claimSMS(pool, hash: opened.flow.hash, now: context.now)
             {
                 if let failed = try await SecondFactorStep(context: context).sendCode(pool, &opened, client: client) {
-                    errors = failed
-                    status = HTTPStatus(code: 429)
+                    (errors, status) = failed
                 }
             }
             return try await LoginPageRenderer(context: context).render(pool, opened, errors: errors, status: status)

@@ -40,12 +40,14 @@ struct SecondFactorStep: Sendable {
     }
 
     /// Runs the sign-in start step of the chosen enrolment's factor (sends the SMS) and keeps its session in the
-    /// flow; the errors to show when it cannot be done.
-    func sendCode(_ pool: PostgresPool, _ opened: inout OpenedFlow, client: String?) async throws -> FormErrors? {
+    /// flow; the errors to show, with the page's status, when it cannot be done.
+    func sendCode(
+        _ pool: PostgresPool, _ opened: inout OpenedFlow, client: String?
+    ) async throws -> (FormErrors, HTTPStatus)? {
         guard let credential = opened.flow.credential, let enrollmentID = opened.flow.enrollmentID,
             let members = try await context.pageFactor(opened.flow.factor)?.descriptor.signInStart
         else {
-            return .general("Choose a method first.")
+            return (.general("Choose a method first."), .badRequest)
         }
         var start = SignInStartRequest(
             pendingCredential: credential, enrollmentID: enrollmentID, tenantID: opened.flow.request.tenantID,
@@ -60,7 +62,7 @@ struct SecondFactorStep: Sendable {
             try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
             return nil
         } catch let error as AuthError {
-            return LoginErrorMessages.describe(error).0
+            return LoginErrorMessages.describe(error)
         }
     }
 
@@ -70,9 +72,8 @@ struct SecondFactorStep: Sendable {
         guard opened.flow.step == .secondFactor, let factor = try await context.pageFactor(opened.flow.factor),
             factor.pages.resend, factor.descriptor.signInStart != nil
         else { return context.nextPage(opened) }
-        if let errors = try await sendCode(pool, &opened, client: client) {
-            return try await LoginPageRenderer(context: context).render(
-                pool, opened, errors: errors, status: HTTPStatus(code: 429))
+        if let (errors, status) = try await sendCode(pool, &opened, client: client) {
+            return try await LoginPageRenderer(context: context).render(pool, opened, errors: errors, status: status)
         }
         return context.nextPage(opened)
     }
