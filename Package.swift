@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "TesseraTestSupport",
             dependencies: [
-                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraCrypto",
+                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraCrypto", "TesseraJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TesseraTestSupport",

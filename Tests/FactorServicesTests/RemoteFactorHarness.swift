@@ -105,11 +105,7 @@ struct RemoteFactorHarness {
                 ],
             ],
         ]
-        let text = JSONValue.object(try Tenant(json: json, tenantId: id).json).description
-        try await core.sql(
-            """
-            INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2::text::jsonb, now(), now())
-            """, [id, text])
+        try await core.insertTenant(id, json)
         return id
     }
 

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 public import TesseraCore
 public import TesseraCrypto
+public import TesseraJSON
 import TesseraLoop
 public import TesseraPostgres
 
@@ -93,6 +94,16 @@ public struct CoreHarness: Sendable {
     @discardableResult
     public func sql(_ text: String, _ parameters: [any PostgresEncodable & Sendable] = []) async throws -> Int {
         try await database.withPool { pool in try await pool.query(text, parameters).rowCount }
+    }
+
+    /// Stores tenant `id` configured by `json` (a `Tenant` document, read as `tenants.create` reads it), straight in
+    /// the table, for tests that need a tenant without the admin methods.
+    public func insertTenant(_ id: String, _ json: JSONObject) async throws {
+        let text = JSONValue.object(try Tenant(json: json, tenantId: id).json).description
+        try await sql(
+            """
+            INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2::text::jsonb, now(), now())
+            """, [id, text])
     }
 
     /// A fresh address.
