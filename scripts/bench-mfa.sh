@@ -22,7 +22,7 @@
 #   BENCH_WARMUP           seconds of unmeasured load before each measurement (default 1; 0 = none)
 #   BENCH_CONCURRENCY      the headline concurrency (default 16)
 #   BENCH_LOOPS            the server's and the generator's event loops (default 2; the factor service has 1)
-#   BENCH_MFA_OPERATIONS   the finalizes prepared for each measurement (default 1500; more costs ~50 ms of
+#   BENCH_MFA_OPERATIONS   the finalizes prepared for each measurement (default 1000; more costs ~50 ms of
 #                          sign-in each, and a round's credentials must be spent within their 600 s)
 #   BENCH_MFA_ROUNDS       rounds of (in-process, remote) measurements (default 2)
 #   SWIFT, SCRATCH         the swift command, the server's build folder (.build)
@@ -33,7 +33,7 @@ seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP:-1}
 headline=${BENCH_CONCURRENCY:-16}
 loops=${BENCH_LOOPS:-2}
-operations=${BENCH_MFA_OPERATIONS:-1500}
+operations=${BENCH_MFA_OPERATIONS:-1000}
 rounds=${BENCH_MFA_ROUNDS:-2}
 swift=${SWIFT:-swift}
 scratch=${SCRATCH:-$TESSERA_ROOT/.build}

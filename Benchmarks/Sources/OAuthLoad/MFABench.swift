@@ -4,7 +4,7 @@
 //
 //   OAuthLoad mfa --admin HOST:PORT --admin-key-file FILE --target HOST:PORT
 //       --factor-endpoint http://HOST:PORT/rpc --factor-secret-file FILE
-//       [--concurrency 16] [--seconds 10] [--warmup 1] [--operations 1500] [--rounds 2] [--loops 2] [--timeout 10]
+//       [--concurrency 16] [--seconds 10] [--warmup 1] [--operations 1000] [--rounds 2] [--loops 2] [--timeout 10]
 //       [--workers 8] [--server-pid PID] [--factor-pid PID] [--database-url URL]
 //
 // It registers the factor service, makes two tenants (A: `totpProviderConfig` with 10 adjacent intervals; B: the
@@ -279,7 +279,7 @@ enum MFABench {
         let concurrency = options.int("concurrency", 16)
         let seconds = options.int("seconds", 10)
         let warmup = options.int("warmup", 1, minimum: 0)
-        let operations = options.int("operations", 1500)
+        let operations = options.int("operations", 1000)
         let rounds = options.int("rounds", 2)
         let timeout = Duration.seconds(options.int("timeout", 10))
         let keyFile = options.string("admin-key-file")
@@ -505,10 +505,12 @@ enum MFABench {
                             "users.create",
                             json: #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password)),"emailVerified":true}"#,
                             as: Ignored.self)
-                        let signedIn = try await rpc.call(
-                            "accounts.signInWithPassword",
-                            json: #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password))}"#,
-                            as: SignedIn.self)
+                        let signedIn = try await retrying("a sign-in") {
+                            try await rpc.call(
+                                "accounts.signInWithPassword",
+                                json: #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password))}"#,
+                                as: SignedIn.self)
+                        }
                         guard let idToken = signedIn.idToken else {
                             throw LoadError.setup("accounts.signInWithPassword of a new user gave no idToken")
                         }
@@ -562,7 +564,9 @@ enum MFABench {
                         let params =
                             #"{"tenantId":\#(jsonQuote(tenantID)),"email":\#(jsonQuote(account.email)),"password":\#(jsonQuote(setting.password))}"#
                         for _ in 0..<count {
-                            let signedIn = try await rpc.call("accounts.signInWithPassword", json: params, as: SignedIn.self)
+                            let signedIn = try await retrying("a sign-in") {
+                                try await rpc.call("accounts.signInWithPassword", json: params, as: SignedIn.self)
+                            }
                             guard let credential = signedIn.mfaPendingCredential else {
                                 throw LoadError.setup(
                                     "accounts.signInWithPassword of an enrolled user gave no mfaPendingCredential")
@@ -573,6 +577,22 @@ enum MFABench {
                 }
             }
             try await tasks.waitForAll()
+        }
+    }
+
+    /// `body`, tried again up to 4 times, 1 s apart, when it fails: the preparation takes minutes, and the dev
+    /// database may restart meanwhile (the server then answers UNAVAILABLE until it has reconnected).
+    static func retrying<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard attempt < 5 else { throw error }
+                log("mfa: \(what) failed (\(error)); trying again in 1 s")
+                attempt += 1
+                try await Task.sleep(for: .seconds(1))
+            }
         }
     }
 
