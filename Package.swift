@@ -204,7 +204,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
-                "TesseraMetrics", "PhoneFactor", "MultiFactor",
+                "TesseraMetrics", "PhoneFactor", "MultiFactor", "TesseraPostgres", "TesseraCrypto",
             ],
             swiftSettings: swiftSettings
         ),
