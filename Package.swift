@@ -78,9 +78,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PhoneCodes",
+            dependencies: ["TesseraCore", "TesseraCrypto", "TesseraJSON", "TesseraPostgres", "TesseraHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PhoneFactor",
-            dependencies: ["MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraJSON", "TesseraPostgres", "TesseraHTTP"],
+            dependencies: ["MultiFactor", "PhoneCodes", "TesseraCore", "TesseraJSON"],
             path: "Plugins/PhoneFactor",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhoneSignIn",
+            dependencies: ["MultiFactor", "PhoneCodes", "TesseraCore", "TesseraJSON", "TesseraPostgres"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -103,8 +113,8 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraOAuth", "FactorServices",
-                .product(name: "Logging", package: "swift-log"),
+                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneFactor", "PhoneSignIn", "TesseraOAuth",
+                "FactorServices", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -112,7 +122,8 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
-                "TesseraMetrics", "FactorServices", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraCore",
+                "TesseraMetrics", "FactorServices", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneFactor",
+                "TesseraCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -174,12 +185,36 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PhoneTestSupport",
+            dependencies: [
+                "PhoneCodes", "PhoneFactor", "PhoneSignIn", "MultiFactor", "TesseraCore", "TesseraPostgres",
+                "TesseraLoop", "TesseraJSON", "TesseraCrypto", "TesseraHTTP", "TesseraTestSupport", "FactorServices",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PhoneTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhoneCodesTests",
+            dependencies: [
+                "PhoneCodes", "PhoneSignIn", "PhoneTestSupport", "MultiFactor", "TesseraCore", "TesseraJSON",
+                "TesseraTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PhoneFactorTests",
             dependencies: [
-                "PhoneFactor", "MultiFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
-                "TesseraCrypto", "TesseraHTTP", "TesseraMetrics", "TesseraTestSupport", "FactorServices",
-                .product(name: "Logging", package: "swift-log"),
+                "PhoneFactor", "PhoneTestSupport", "MultiFactor", "TesseraCore", "TesseraJSON", "TesseraTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhoneSignInTests",
+            dependencies: [
+                "PhoneSignIn", "PhoneFactor", "PhoneTestSupport", "MultiFactor", "TesseraCore", "TesseraJSON",
+                "TesseraTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -187,7 +222,7 @@ let package = Package(
             name: "TesseraOAuthTests",
             dependencies: [
                 "TesseraOAuth", "TesseraCore", "TesseraTestSupport", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP",
-                "TesseraJSON", "MultiFactor", "TOTPFactor", "PhoneFactor", "TesseraServer", "TesseraLoop",
+                "TesseraJSON", "MultiFactor", "TOTPFactor", "PhoneCodes", "TesseraServer", "TesseraLoop",
             ],
             swiftSettings: swiftSettings
         ),
@@ -204,7 +239,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
-                "TesseraMetrics", "PhoneFactor", "MultiFactor",
+                "TesseraMetrics", "PhoneCodes", "MultiFactor", "TesseraPostgres", "TesseraCrypto",
             ],
             swiftSettings: swiftSettings
         ),

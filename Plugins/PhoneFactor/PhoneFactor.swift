@@ -1,4 +1,5 @@
 public import MultiFactor
+public import PhoneCodes
 public import TesseraCore
 public import TesseraJSON
 
@@ -7,7 +8,9 @@ public import TesseraJSON
 /// - Enrolment: start checks the number (E.164, not already this user's second factor: `SECOND_FACTOR_EXISTS`)
 ///   and sends a code through the ``SMSCodeIssuer`` (app verification, test numbers, regions, limits); finalize
 ///   checks the code and returns the number as the enrolment's public info and unique key, so the router refuses
-///   a number enrolled meanwhile. The factor keeps no table of its own for enrolments.
+///   a number enrolled meanwhile. The factor keeps no table of its own: its enrolments are the router's, and the
+///   send limits and the migrations of module `phone` belong to `PhoneCodes`, which phone sign-in (a first factor,
+///   in target `PhoneSignIn`) shares with it.
 /// - Sign-in: start sends a code to the enrolled number; finalize checks it. The router takes attempts, binds the
 ///   session to the pending credential and consumes both, so a wrong code leaves the session open and a right one
 ///   ends it.
@@ -68,7 +71,7 @@ public struct PhoneFactor: Factor {
             signInStart: SignInStartMembers(
                 info: Self.signInInfo, result: FactorMember("phoneResponseInfo", schema: Self.sessionInfo)),
             enrollmentLifetime: Self.codeLifetime, signInLifetime: Self.codeLifetime, loginPages: Self.loginPages,
-            migrations: PhoneMigrations.all, enrollmentNamedBy: Self.namedByNumber)
+            enrollmentNamedBy: Self.namedByNumber)
     }
 
     /// `mfaSignIn.finalize` may name an enrolment by its number, in full or masked (API §4).
@@ -98,7 +101,7 @@ public struct PhoneFactor: Factor {
         _ info: JSONObject, for user: UserRecord, session: FactorSession, in context: FactorContext
     ) async throws -> EnrollmentChallenge {
         let reader = try Self.enrollmentInfo.reader(info)
-        let phoneNumber = try Self.checkedNumber(try reader.string("phoneNumber"))
+        let phoneNumber = try PhoneNumber.checkedParam(try reader.string("phoneNumber"))
         let credential = try AppCredential.read(try reader.object("appVerification"))
         guard !context.enrollments.contains(where: { Self.number(of: $0) == phoneNumber }) else { throw Self.exists }
         let digest = try await codes.issue(
@@ -167,17 +170,6 @@ public struct PhoneFactor: Factor {
             phoneNumber: phoneNumber, kind: kind, sessionInfo: session.sessionInfo, credential: credential,
             config: context.config, languageCode: context.languageCode, clientAddress: context.clientAddress,
             appVerifiedByServer: context.appVerifiedByServer, now: context.now)
-    }
-
-    /// A `phoneNumber` param: `MISSING_PHONE_NUMBER` when absent or empty, `INVALID_PHONE_NUMBER` unless E.164.
-    static func checkedNumber(_ phoneNumber: String?) throws(AuthError) -> String {
-        guard let phoneNumber, !phoneNumber.isEmpty else {
-            throw AuthError(.missingPhoneNumber, "phoneNumber is required.")
-        }
-        guard PhoneNumber.isE164(phoneNumber) else {
-            throw AuthError(.invalidPhoneNumber, "phoneNumber must be E.164: + then 8 to 15 digits, the first not 0")
-        }
-        return phoneNumber
     }
 
     /// The number an enrolment's public info holds.

@@ -91,6 +91,24 @@ enum EnrollmentStore {
         }
     }
 
+    /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID`: an account of the tenant with that number
+    /// and at least one enrolment, or an account of the tenant with an enrolment of `factor` whose unique key is the
+    /// number. One statement, so it reads one snapshot.
+    static func isMultiFactorPhoneNumber(
+        _ db: some SQLRunner, _ phoneNumber: String, enrolledAs factor: FactorID, tenantID: String?
+    ) async throws -> Bool {
+        let found = try await db.query(
+            """
+            SELECT 1 FROM users u JOIN mfa_enrollments e USING (user_id)
+                WHERE coalesce(u.tenant_id, '') = $1 AND u.phone_number = $2
+            UNION ALL
+            SELECT 1 FROM mfa_enrollments e JOIN users u USING (user_id)
+                WHERE e.factor = $3 AND e.unique_key = $2 AND coalesce(u.tenant_id, '') = $1
+            LIMIT 1
+            """, [UserStore.key(tenantID), phoneNumber, factor.rawValue])
+        return found.rowCount > 0
+    }
+
     /// Deletes enrolment `enrollmentID` of `userID`; false when there is none.
     static func delete(_ db: some SQLRunner, enrollmentID: String, userID: String) async throws -> Bool {
         let deleted = try await db.query(

@@ -58,6 +58,17 @@ extension MultiFactorRouter {
         return !usable.isEmpty || Self.enrollmentRequired(config, registry)
     }
 
+    /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID`, which a phone-number first factor must
+    /// refuse (`UNSUPPORTED_FIRST_FACTOR`, API §3): an account of the tenant with that number and at least one
+    /// enrolment of any factor, or an account of the tenant that enrolled the number as its second factor `factor`
+    /// (a factor, like the SMS factor, whose enrolments keep the number as their unique key). Asked on `db`, so a
+    /// caller's transaction sees its own writes.
+    public func isMultiFactorPhoneNumber(
+        _ db: some SQLRunner, _ phoneNumber: String, enrolledAs factor: FactorID, tenantID: String?
+    ) async throws -> Bool {
+        try await EnrollmentStore.isMultiFactorPhoneNumber(db, phoneNumber, enrolledAs: factor, tenantID: tenantID)
+    }
+
     /// The user's enrolments whose factor `config` enables, each with its factor (API §4 rule 4).
     private func usableEnrollments(
         _ pool: PostgresPool, userID: String, config: EffectiveConfig, registry: FactorRegistry

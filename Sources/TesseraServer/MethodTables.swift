@@ -1,6 +1,6 @@
 import FactorServices
 import MultiFactor
-import PhoneFactor
+import PhoneSignIn
 import TesseraCore
 import TesseraHTTP
 import TesseraOAuth

@@ -1,4 +1,4 @@
-import PhoneFactor
+import PhoneSignIn
 import TesseraCore
 import TesseraJSON
 import TesseraRPC

@@ -1,14 +1,18 @@
 public import TesseraPostgres
 import FactorServices
 import MultiFactor
+import PhoneCodes
 import TesseraOAuth
 import TesseraCore
 
 /// Every migration the server applies: core first, then the multi-factor router's, then each factor plugin's, then
-/// the factor services' registrations, then the OAuth module's, in order. `tessera migrate` and `serve` (unless `--no-migrate`) apply them.
+/// module `phone` (``PhoneMigrations``: phone sign-in's sessions and the SMS send limits, which the SMS factor and
+/// phone sign-in share), then the factor services' registrations, then the OAuth module's, in order. `tessera
+/// migrate` and `serve` (unless `--no-migrate`) apply them. Existing databases recorded them by module and version
+/// in this order; `SchemaMigrationsTests` keeps it.
 public enum SchemaMigrations {
     /// All migrations, in the order they must run.
     public static let all: [Migration] =
-        CoreMigrations.all + MultiFactorMigrations.all + StandardFactors.migrations + FactorServicesMigrations.all
-        + OAuthMigrations.all
+        CoreMigrations.all + MultiFactorMigrations.all + StandardFactors.migrations + PhoneMigrations.all
+        + FactorServicesMigrations.all + OAuthMigrations.all
 }

@@ -1,5 +1,6 @@
 public import MultiFactor
-public import PhoneFactor
+public import PhoneCodes
+import PhoneFactor
 public import TesseraPostgres
 import TOTPFactor
 import TesseraCore
@@ -20,7 +21,8 @@ public enum StandardFactors {
     }
 
     /// The migrations of every offered factor, in the registry's order: read from the descriptors of a registry
-    /// that is never asked to send anything.
+    /// that is never asked to send anything. The SMS factor declares none: module `phone`, which the SMS factor
+    /// and phone sign-in share, is `PhoneCodes`' and listed by ``SchemaMigrations`` right after these.
     public static let migrations: [Migration] =
         registry(phoneCodes: SMSCodeIssuer(sender: UnusedSMSSender(), appVerification: .disabledForTesting))
         .migrations

@@ -6,7 +6,8 @@ public import TesseraPostgres
 public import TesseraCore
 import FactorServices
 import MultiFactor
-import PhoneFactor
+import PhoneCodes
+import PhoneSignIn
 import TesseraOAuth
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and

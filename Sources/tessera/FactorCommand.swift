@@ -3,6 +3,7 @@ import FactorServices
 import FoundationEssentials
 import Logging
 import MultiFactor
+import PhoneCodes
 import PhoneFactor
 import TOTPFactor
 import TesseraCore

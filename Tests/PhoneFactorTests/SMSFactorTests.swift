@@ -1,6 +1,6 @@
 import FoundationEssentials
 import MultiFactor
-import PhoneFactor
+import PhoneTestSupport
 import TesseraCore
 import TesseraJSON
 import TesseraTestSupport

@@ -1,5 +1,5 @@
 import MultiFactor
-import PhoneFactor
+import PhoneCodes
 import TesseraCore
 import TesseraOAuth
 import TesseraServer

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
 import MultiFactor
-import PhoneFactor
+import PhoneCodes
 import Synchronization
 import TOTPFactor
 import TesseraCore

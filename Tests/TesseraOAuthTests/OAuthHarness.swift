@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Logging
-import PhoneFactor
+import PhoneCodes
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import PhoneFactor
+import PhoneCodes
 import TesseraCore
 import TesseraHTTP
 import TesseraJSON

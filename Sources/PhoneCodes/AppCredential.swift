@@ -1,4 +1,3 @@
-import MultiFactor
 public import TesseraCore
 public import TesseraJSON
 
@@ -12,8 +11,9 @@ public enum AppCredential: Sendable, Hashable {
     /// `{playIntegrityToken}`.
     case playIntegrity(token: String)
 
-    /// The param's JSON Schema, which is also the list of members ``read(_:)`` accepts.
-    static let schema: JSONValue = [
+    /// The param's JSON Schema, which is also the list of members ``read(_:)`` accepts. The factors that send codes
+    /// embed it in the schemas of their info members.
+    public static let schema: JSONValue = [
         "type": "object",
         "properties": [
             "recaptchaToken": ["type": "string"], "iosReceipt": ["type": "string"], "iosSecret": ["type": "string"],
@@ -22,16 +22,21 @@ public enum AppCredential: Sendable, Hashable {
         "additionalProperties": false,
     ]
 
+    /// The members ``schema`` declares.
+    private static let members = Set(schema.objectValue?["properties"]?.objectValue?.keys ?? [])
+
     /// Reads the param: nil when it is absent or an empty object (no credential given). Members of more than one
     /// kind, an unknown member, a non-string member, or an iOS receipt without its secret (or the reverse) are
     /// `INVALID_ARGUMENT`. Empty strings are kept: whether they prove anything is the verifier's call.
     public static func read(_ object: JSONObject?) throws(AuthError) -> AppCredential? {
         guard let object, !object.keys.isEmpty else { return nil }
-        let reader = try FactorMember("appVerification", schema: schema).reader(object)
-        let recaptcha = try reader.string("recaptchaToken")
-        let receipt = try reader.string("iosReceipt")
-        let secret = try reader.string("iosSecret")
-        let playIntegrity = try reader.string("playIntegrityToken")
+        if let unknown = object.keys.first(where: { !members.contains($0) }) {
+            throw AuthError(.invalidArgument, "Unknown param \(unknown).")
+        }
+        let recaptcha = try string("recaptchaToken", of: object)
+        let receipt = try string("iosReceipt", of: object)
+        let secret = try string("iosSecret", of: object)
+        let playIntegrity = try string("playIntegrityToken", of: object)
         let kinds = [recaptcha != nil, receipt != nil || secret != nil, playIntegrity != nil].filter { $0 }.count
         guard kinds == 1 else {
             throw AuthError(
@@ -45,5 +50,14 @@ public enum AppCredential: Sendable, Hashable {
             throw AuthError(.invalidArgument, "appVerification needs both iosReceipt and iosSecret.")
         }
         return .ios(receipt: receipt, secret: secret)
+    }
+
+    /// The string member `key` of `object`, or nil when absent or null; `INVALID_ARGUMENT` when not a string.
+    /// These are the rules (and the messages) of the multi-factor methods' param reader, which the factors read
+    /// their info objects with, so the param reads the same wherever it appears.
+    private static func string(_ key: String, of object: JSONObject) throws(AuthError) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw AuthError(.invalidArgument, "\(key) must be a string.") }
+        return text
     }
 }

@@ -1,36 +1,45 @@
 import FactorServices
 import FoundationEssentials
 import Logging
-import MultiFactor
+public import MultiFactor
+public import PhoneCodes
 import PhoneFactor
+public import PhoneSignIn
 import Synchronization
-import TesseraCore
+public import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
-import TesseraJSON
+public import TesseraJSON
 import TesseraLoop
-import TesseraPostgres
-import TesseraTestSupport
+public import TesseraPostgres
+public import TesseraTestSupport
 import Testing
 
 /// A router with the phone factor and phone sign-in over the test database, a recording SMS sender, and the steps
 /// tests repeat. Every test works in tenants of its own, with numbers and client addresses of its own, because the
-/// database (and the send limits in it) is shared.
-struct PhoneHarness {
-    let core: CoreHarness
-    let sms: RecordingSMSSender
-    let router: MultiFactorRouter
-    let phoneSignIn: PhoneSignIn
+/// database (and the send limits in it) is shared. The SMS factor's, phone sign-in's and the send rules' tests share
+/// it, since phone sign-in refuses the numbers of multi-factor users and both send through one `SMSCodeIssuer`.
+public struct PhoneHarness: Sendable {
+    /// The database, clock and core services.
+    public let core: CoreHarness
+    /// Every SMS sent.
+    public let sms: RecordingSMSSender
+    /// A router offering the SMS factor only (in-process, or as a factor service).
+    public let router: MultiFactorRouter
+    /// Phone sign-in over `router`.
+    public let phoneSignIn: PhoneSignIn
 
-    static let password = "correct horse battery"
-    static let migrations = CoreMigrations.all + MultiFactorMigrations.all + PhoneMigrations.all
+    /// The password of the harness's password users.
+    public static let password = "correct horse battery"
+    /// What the harness migrates: the core, the router and module `phone`.
+    public static let migrations = CoreMigrations.all + MultiFactorMigrations.all + PhoneMigrations.all
     /// A well-formed app credential.
-    static let app: JSONObject = ["recaptchaToken": "token"]
+    public static let app: JSONObject = ["recaptchaToken": "token"]
 
     /// Runs `body` with a fresh harness whose apps are verified by `appVerification`. With `remote`, the SMS
     /// factor runs as a factor service (`tessera factor serve phone`): the same plugin behind a ``FactorHost`` on a
     /// loopback port, which the router calls over the factor protocol.
-    static func run<T>(
+    public static func run<T>(
         appVerification: AppVerificationPolicy = .enforced(AcceptingAppVerifier()), remote: Bool = false,
         _ body: (PhoneHarness) async throws -> T
     ) async throws -> T {
@@ -71,7 +80,7 @@ struct PhoneHarness {
         }
     }
 
-    init(core: CoreHarness, sms: RecordingSMSSender, codes: SMSCodeIssuer, factor: any Factor) {
+    private init(core: CoreHarness, sms: RecordingSMSSender, codes: SMSCodeIssuer, factor: any Factor) {
         self.core = core
         self.sms = sms
         router = MultiFactorRouter(
@@ -79,10 +88,11 @@ struct PhoneHarness {
         phoneSignIn = PhoneSignIn(services: core.services, router: router, codes: codes)
     }
 
-    var clock: ManualWallClock { core.clock }
+    /// The harness's clock.
+    public var clock: ManualWallClock { core.clock }
 
     /// A new tenant configured by `json` (its `displayName` is "Phone Test" unless given).
-    func tenant(_ json: JSONObject = [:]) async throws -> String {
+    public func tenant(_ json: JSONObject = [:]) async throws -> String {
         let id = "phone-\(UInt32.random(in: 0 ... .max))"
         var config: JSONObject = ["displayName": "Phone Test"]
         for (key, value) in json { config[key] = value }
@@ -94,20 +104,20 @@ struct PhoneHarness {
     }
 
     /// MFA enabled with the SMS factor.
-    static let smsMFA: JSONValue = ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]
+    public static let smsMFA: JSONValue = ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]
 
     /// A fresh US number (+1 555 01xx-style fictional range, randomized so tests do not share limits).
-    static func number() -> String {
+    public static func number() -> String {
         "+1555\(String(UInt32.random(in: 1_000_000...9_999_999)))"
     }
 
     /// A fresh client address in 10/8.
-    static func client() -> String {
+    public static func client() -> String {
         "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
     }
 
     /// `accounts.sendVerificationCode` with a valid app credential unless told otherwise.
-    func send(
+    public func send(
         _ number: String, tenantID: String?, app: JSONObject? = Self.app, languageCode: String? = nil,
         client: String? = nil
     ) async throws -> String {
@@ -117,13 +127,13 @@ struct PhoneHarness {
     }
 
     /// The code in the last SMS sent to `number`.
-    func lastCode(to number: String) throws -> String {
+    public func lastCode(to number: String) throws -> String {
         let message = try #require(sms.sent.last { $0.to == number })
         return try #require(Self.code(in: message.body))
     }
 
     /// The first run of six digits in `body`.
-    static func code(in body: String) -> String? {
+    public static func code(in body: String) -> String? {
         let characters = Array(body)
         var index = 0
         while index + 6 <= characters.count {
@@ -139,14 +149,14 @@ struct PhoneHarness {
     }
 
     /// Sends a code to `number` and signs in with it.
-    func phoneSignIn(_ number: String, tenantID: String?) async throws -> TokenResult {
+    public func phoneSignIn(_ number: String, tenantID: String?) async throws -> TokenResult {
         let session = try await send(number, tenantID: tenantID)
         return try await phoneSignIn.signIn(
             sessionInfo: session, code: try lastCode(to: number), tenantID: tenantID)
     }
 
     /// A password user of `tenantID` with a verified address, and the tokens of a fresh sign-in.
-    func verifiedUser(tenantID: String?) async throws -> (email: String, tokens: TokenResult) {
+    public func verifiedUser(tenantID: String?) async throws -> (email: String, tokens: TokenResult) {
         let email = CoreHarness.email("phone")
         let signedUp = try await router.signUp(
             email: email, password: Self.password, displayName: nil, tenantID: tenantID)
@@ -159,7 +169,7 @@ struct PhoneHarness {
     }
 
     /// Starts an SMS enrolment of `number`; returns its sessionInfo.
-    func startEnrollment(
+    public func startEnrollment(
         _ idToken: String, number: String, tenantID: String?, app: JSONObject? = Self.app,
         languageCode: String? = nil
     ) async throws -> String {
@@ -173,7 +183,7 @@ struct PhoneHarness {
     }
 
     /// Finishes an SMS enrolment.
-    func finalizeEnrollment(
+    public func finalizeEnrollment(
         _ idToken: String, sessionInfo: String, code: String, tenantID: String?
     ) async throws -> TokenResult {
         try await router.finalizeEnrollment(
@@ -183,7 +193,7 @@ struct PhoneHarness {
     }
 
     /// Enrols `number` for the user of `idToken`; returns the enrolment id.
-    func enroll(_ idToken: String, number: String, tenantID: String?) async throws -> String {
+    public func enroll(_ idToken: String, number: String, tenantID: String?) async throws -> String {
         let session = try await startEnrollment(idToken, number: number, tenantID: tenantID)
         let result = try await finalizeEnrollment(
             idToken, sessionInfo: session, code: try lastCode(to: number), tenantID: tenantID)
@@ -191,7 +201,7 @@ struct PhoneHarness {
     }
 
     /// The challenge of a password sign-in that must ask for a second factor.
-    func challenge(_ email: String, tenantID: String?) async throws -> MFAChallenge {
+    public func challenge(_ email: String, tenantID: String?) async throws -> MFAChallenge {
         guard
             case .challenge(let challenge) = try await router.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
@@ -200,7 +210,7 @@ struct PhoneHarness {
     }
 
     /// `mfaSignIn.start` for a phone enrolment; returns the sessionInfo.
-    func startSignIn(
+    public func startSignIn(
         _ credential: String, enrollmentID: String, tenantID: String?, app: JSONObject? = Self.app
     ) async throws -> String {
         var request = SignInStartRequest(
@@ -212,7 +222,7 @@ struct PhoneHarness {
     }
 
     /// `mfaSignIn.finalize` with an SMS code; the enrolment named by id or by `info`'s `phoneNumber`.
-    func finishSignIn(
+    public func finishSignIn(
         _ credential: String, enrollmentID: String?, info: JSONObject, tenantID: String?
     ) async throws -> TokenResult {
         try await router.finalizeSignIn(
@@ -222,7 +232,7 @@ struct PhoneHarness {
     }
 
     /// The claims of an ID token of `tenantID`.
-    func claims(_ idToken: String, tenantID: String?) async throws -> IDTokenClaims {
+    public func claims(_ idToken: String, tenantID: String?) async throws -> IDTokenClaims {
         let tokens = core.services.tokens
         return try await core.database.withPool { pool in
             try await tokens.verify(pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true).0
@@ -231,11 +241,11 @@ struct PhoneHarness {
 }
 
 /// Keeps every SMS; fails with `DELIVERY_FAILED` while told to.
-final class RecordingSMSSender: SMSSender {
+public final class RecordingSMSSender: SMSSender {
     private let state = Mutex<(messages: [SMSMessage], failing: Bool)>(([], false))
 
     /// Records `message`, or fails.
-    func send(_ message: SMSMessage) async throws {
+    public func send(_ message: SMSMessage) async throws {
         let failing = state.withLock { state in
             if !state.failing { state.messages.append(message) }
             return state.failing
@@ -244,23 +254,29 @@ final class RecordingSMSSender: SMSSender {
     }
 
     /// Makes later sends fail (or succeed again).
-    func setFailing(_ failing: Bool) {
+    public func setFailing(_ failing: Bool) {
         state.withLock { $0.failing = failing }
     }
 
     /// The messages sent so far.
-    var sent: [SMSMessage] { state.withLock { $0.messages } }
+    public var sent: [SMSMessage] { state.withLock { $0.messages } }
 
     /// The messages sent to `number`.
-    func sent(to number: String) -> [SMSMessage] { sent.filter { $0.to == number } }
+    public func sent(to number: String) -> [SMSMessage] { sent.filter { $0.to == number } }
 }
 
 /// An outcome the test did not expect.
-struct Unexpected: Error, CustomStringConvertible {
-    let description: String
+public struct Unexpected: Error, CustomStringConvertible {
+    /// What happened instead.
+    public let description: String
+
+    /// An outcome described by `description`.
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension Character {
     /// Whether this is one of `0`–`9`.
-    var isASCIIDigit: Bool { isASCII && isNumber }
+    public var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import MultiFactor
 import PhoneFactor
+import PhoneSignIn
+import PhoneTestSupport
 import TesseraCore
 import TesseraJSON
 import TesseraTestSupport
@@ -9,6 +11,11 @@ import Testing
 /// `accounts.sendVerificationCode` and `accounts.signInWithPhoneNumber` (API §3, §4 "Phone factor").
 @Suite("Phone sign-in")
 struct PhoneSignInTests {
+    @Test("phone sign-in names the SMS factor by the id the plugin declares")
+    func smsFactorID() {
+        #expect(PhoneSignIn.smsFactorID == PhoneFactor.id)
+    }
+
     @Test("a code signs up a new number, then signs in the same account; tokens say phone")
     func signUpThenSignIn() async throws {
         try await PhoneHarness.run { phone in

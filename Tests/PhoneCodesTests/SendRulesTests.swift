@@ -1,6 +1,8 @@
 import FoundationEssentials
 import MultiFactor
-import PhoneFactor
+import PhoneCodes
+import PhoneSignIn
+import PhoneTestSupport
 import TesseraCore
 import TesseraJSON
 import TesseraTestSupport

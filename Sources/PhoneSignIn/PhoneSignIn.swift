@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import MultiFactor
+public import PhoneCodes
 public import TesseraCore
 public import TesseraJSON
 import TesseraPostgres
@@ -11,9 +12,18 @@ import TesseraPostgres
 /// enrolled as some account's second factor) cannot be a first factor: `UNSUPPORTED_FIRST_FACTOR`, and no code
 /// is sent. Codes are valid 300 s; the router's per-handle attempt limit applies to each `sessionInfo`; a wrong
 /// code leaves the session open and a right one ends it.
+///
+/// Phone sign-in is a first factor, not a plugin of the router: it sends its codes through the ``SMSCodeIssuer`` of
+/// `PhoneCodes`, which the SMS second factor shares, keeps its sessions in `phone_sign_in_sessions` (created by
+/// module `phone` of the migrations, ``PhoneMigrations``), and hands a passed code to the router.
 public final class PhoneSignIn: Sendable {
     /// How long a sign-in code is valid (API §9).
     public static let codeLifetime: TimeInterval = 300
+    /// The id of the SMS second factor, whose enrolments keep their number as unique key: a number enrolled under
+    /// it belongs to a multi-factor user, so it is no first factor. The `PhoneFactor` plugin declares the same id;
+    /// factor ids are stable (tokens, hints and configuration name them), so naming it here keeps phone sign-in
+    /// independent of the plugin, which may even run as a factor service.
+    public static let smsFactorID: FactorID = "phone"
 
     private let services: CoreServices
     private let router: MultiFactorRouter
@@ -35,9 +45,9 @@ public final class PhoneSignIn: Sendable {
     ) async throws -> String {
         try await services.database.withPool { pool in
             let config = try await self.config(pool, tenantID: tenantID)
-            let phoneNumber = try PhoneFactor.checkedNumber(phoneNumber)
+            let phoneNumber = try PhoneNumber.checkedParam(phoneNumber)
             let credential = try AppCredential.read(appVerification)
-            guard !(try await PhoneEnrollments.isMultiFactorNumber(pool, phoneNumber, tenantID: tenantID)) else {
+            guard !(try await self.isMultiFactorNumber(pool, phoneNumber, tenantID: tenantID)) else {
                 throw Self.unsupported
             }
             let now = self.services.clock.now()
@@ -79,9 +89,7 @@ public final class PhoneSignIn: Sendable {
                 let consumed = try await transaction.query(
                     "DELETE FROM phone_sign_in_sessions WHERE handle_hash = $1 RETURNING 1", [session.hash])
                 guard consumed.rowCount == 1 else { throw Self.usedSession }
-                guard
-                    !(try await PhoneEnrollments.isMultiFactorNumber(
-                        transaction, session.phoneNumber, tenantID: tenantID))
+                guard !(try await self.isMultiFactorNumber(transaction, session.phoneNumber, tenantID: tenantID))
                 else { throw Self.unsupported }
                 return try await self.services.accounts.phoneUser(
                     transaction, phoneNumber: session.phoneNumber, tenantID: tenantID, now: now)
@@ -94,6 +102,15 @@ public final class PhoneSignIn: Sendable {
             result.isNewUser = isNew
             return result
         }
+    }
+
+    /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID` (an account with that number and at least
+    /// one enrolment, or an account that enrolled the number as its SMS second factor): such a number cannot be a
+    /// first factor (`UNSUPPORTED_FIRST_FACTOR`). The router, which keeps the enrolments, answers.
+    private func isMultiFactorNumber(
+        _ db: some SQLRunner, _ phoneNumber: String, tenantID: String?
+    ) async throws -> Bool {
+        try await router.isMultiFactorPhoneNumber(db, phoneNumber, enrolledAs: Self.smsFactorID, tenantID: tenantID)
     }
 
     /// The configuration in force, where phone sign-in is on.

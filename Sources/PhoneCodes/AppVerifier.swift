@@ -1,4 +1,4 @@
-public import TesseraCore
+import TesseraCore
 
 /// Checks an app credential before an SMS code is sent (API §4). A deployment plugs in a verifier that asks
 /// reCAPTCHA, Apple or Google; the default, ``AcceptingAppVerifier``, accepts any non-empty token.

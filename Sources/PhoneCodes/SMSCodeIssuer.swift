@@ -2,8 +2,8 @@ public import FoundationEssentials
 public import TesseraCore
 import TesseraHTTP
 
-/// Sends the SMS codes of the three methods that send one (`accounts.sendVerificationCode`, and the phone
-/// factor's `mfaEnrollment.start` and `mfaSignIn.start`), applying API §4 in this order:
+/// Sends the SMS codes of the three methods that send one (`accounts.sendVerificationCode` of phone sign-in, and
+/// the SMS factor's `mfaEnrollment.start` and `mfaSignIn.start`), applying API §4 in this order:
 /// 1. app verification (``AppVerificationPolicy``; the server's own login pages vouch for themselves);
 /// 2. test numbers: no SMS, no region check, no send limit; the configured code is the only valid one;
 /// 3. the region policy (`smsRegionConfig`: `INVALID_PHONE_NUMBER` "region not allowed");
@@ -30,29 +30,46 @@ public struct SMSCodeIssuer: Sendable {
     }
 
     /// One code to send: where, why, and under which configuration and client.
-    struct Request {
+    public struct Request: Sendable {
         /// The E.164 number (already checked for form).
-        var phoneNumber: String
+        public var phoneNumber: String
         /// Why it is sent.
-        var kind: SMSKind
+        public var kind: SMSKind
         /// The handle the code will be checked under.
-        var sessionInfo: String
+        public var sessionInfo: String
         /// The `appVerification` param, read.
-        var credential: AppCredential?
+        public var credential: AppCredential?
         /// The configuration in force.
-        var config: EffectiveConfig
+        public var config: EffectiveConfig
         /// The client's `languageCode`.
-        var languageCode: String?
+        public var languageCode: String?
         /// The client's IP address, when known.
-        var clientAddress: String?
-        /// Whether the server's own login page sends it (``FactorContext/appVerifiedByServer``).
-        var appVerifiedByServer = false
+        public var clientAddress: String?
+        /// Whether the server's own login page sends it (the multi-factor router's `appVerifiedByServer`).
+        public var appVerifiedByServer: Bool
         /// The time of the call.
-        var now: Date
+        public var now: Date
+
+        /// A code for `phoneNumber`, sent for `kind` under `sessionInfo` at `now`.
+        public init(
+            phoneNumber: String, kind: SMSKind, sessionInfo: String, credential: AppCredential?,
+            config: EffectiveConfig, languageCode: String?, clientAddress: String?, appVerifiedByServer: Bool = false,
+            now: Date
+        ) {
+            self.phoneNumber = phoneNumber
+            self.kind = kind
+            self.sessionInfo = sessionInfo
+            self.credential = credential
+            self.config = config
+            self.languageCode = languageCode
+            self.clientAddress = clientAddress
+            self.appVerifiedByServer = appVerifiedByServer
+            self.now = now
+        }
     }
 
     /// Checks, counts and sends one code; returns its digest under the request's `sessionInfo`.
-    func issue(_ db: some SQLRunner, _ request: Request) async throws -> [UInt8] {
+    public func issue(_ db: some SQLRunner, _ request: Request) async throws -> [UInt8] {
         let testCode = request.config.testPhoneNumbers[request.phoneNumber]
         try await appVerification.check(
             request.credential, phoneNumber: request.phoneNumber, isTestNumber: testCode != nil,

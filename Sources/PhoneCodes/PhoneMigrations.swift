@@ -1,12 +1,21 @@
 public import TesseraPostgres
 
-/// The phone factor's tables (module `phone`), applied after `multifactor`'s:
-/// - `phone_enrollments` (version 1, dropped in version 2): the number of each SMS enrolment; version 2 keeps it
-///   as the enrolment's `unique_key` in the router's `mfa_enrollments` instead, with the masked form;
-/// - `phone_sign_in_sessions`: the `sessionInfo` of `accounts.sendVerificationCode` (stored as its SHA-256) with
-///   the number, the code's keyed digest, the lifetime and the attempt count;
-/// - `sms_sends` and `sms_daily_usage`: what the send limits count, and `sms_reserve_send`, which checks and
-///   records one send atomically (see ``SMSSendLimits``).
+/// The migrations of module `phone`, applied after `multifactor`'s (version 1 references `mfa_enrollments`, and
+/// version 2 fills the columns `multifactor` version 2 added). They were written when one target held the SMS
+/// factor, phone sign-in and the code issuing both share; a migration cannot be split once applied, so module
+/// `phone` stays one list, here in the module both others depend on, and `SchemaMigrations` (TesseraServer)
+/// lists it right after the factor plugins' migrations, where the SMS factor's descriptor used to put it. Owners of
+/// what they create, now:
+/// - `phone_enrollments` (version 1, dropped in version 2): the number of each SMS enrolment, the SMS factor's
+///   (`PhoneFactor`); version 2 keeps it as the enrolment's `unique_key` in the router's `mfa_enrollments`
+///   instead, with the masked form, so the factor has no table of its own;
+/// - `phone_sign_in_sessions`: phone sign-in's (`PhoneSignIn`): the `sessionInfo` of
+///   `accounts.sendVerificationCode` (stored as its SHA-256) with the number, the code's keyed digest, the
+///   lifetime and the attempt count;
+/// - `sms_sends` and `sms_daily_usage`: this module's, what the send limits count, and `sms_reserve_send`, which
+///   checks and records one send atomically (see ``SMSSendLimits``).
+///
+/// Applied migrations are never rewritten: a change to any of these tables is a new version of module `phone`.
 public enum PhoneMigrations {
     /// The migrations of module `phone`, in order.
     public static let all: [Migration] = [
