@@ -137,6 +137,9 @@ def table(rows, prepares, args):
         local, remote = summary[IN_PROCESS], summary[REMOTE]
         ratio = remote["operations_per_second"] / local["operations_per_second"]
         verdict = "meets target" if ratio >= RATIO_TARGET else "BELOW TARGET"
+        if errors:
+            verdict += ("; NOT VALID: the run had errors, which are quick and spend credentials unevenly, so the "
+                        "rates, latencies and CPU per operation above do not describe successful finalizes")
         lines.append(f"remote / in-process finalizes/s = {remote['operations_per_second']:.1f} / "
                      f"{local['operations_per_second']:.1f} = {ratio:.2f} (target >= {RATIO_TARGET}): {verdict}")
         per_round = []
