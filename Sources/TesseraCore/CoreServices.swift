@@ -8,6 +8,9 @@ public struct CoreServices: Sendable {
     public let database: PostgresClient
     /// Seals secrets at rest (signing keys, factor secrets).
     public let keyRing: KeyRing
+    /// Seals authorization codes (DESIGN §4: short-lived values that only travel): keys derived from the master
+    /// keys for that one purpose, so a code never opens as anything else and rotates with the master key.
+    public let codeKeys: KeyRing
     public let clock: any WallClock
     public let configs: ConfigStore
     public let signingKeys: SigningKeys
@@ -24,6 +27,7 @@ public struct CoreServices: Sendable {
     ) throws {
         self.database = database
         self.keyRing = keyRing
+        codeKeys = try keyRing.derived(purpose: "authorization code")
         self.clock = clock
         configs = ConfigStore()
         signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)

@@ -69,6 +69,33 @@ public struct KeyRing: Sendable {
         try Self.keyID(of: envelope) != currentKeyID
     }
 
+    /// A ring of keys derived from this ring's, one each, for the single use `purpose` names (authorization codes,
+    /// say): HMAC-SHA256 of the purpose under each key, so the derived keys open nothing the master keys sealed and
+    /// the other way round, and they rotate with the master keys (a code sealed under an older master key still
+    /// opens while that key is in the ring). Each derived key's id is short (`d` and 8 characters of a digest of
+    /// the derived key), as derived envelopes travel in URLs.
+    public func derived(purpose: String) throws(CryptoError) -> KeyRing {
+        var derived: [String: SymmetricKey] = [:]
+        var current = ""
+        for (keyID, key) in keys {
+            let bytes = try HMAC.authenticationCode(
+                for: Array("tessera key derivation v1\n\(purpose)".utf8), key: key.bytes, algorithm: .sha256)
+            let name = "d" + Base64URL.encode(
+                Array(try HMAC.authenticationCode(for: Array("key id".utf8), key: bytes, algorithm: .sha256).prefix(6)))
+            do {
+                derived[name] = try SymmetricKey(bytes: bytes)
+            } catch {
+                throw .invalidArgument("a derived key is not 32 bytes")
+            }
+            if keyID == currentKeyID { current = name }
+        }
+        do {
+            return try KeyRing(currentKeyID: current, keys: derived)
+        } catch {
+            throw .invalidArgument("cannot make a derived ring: \(error)")
+        }
+    }
+
     static func header(keyID: String) -> [UInt8] {
         let keyIDBytes = Array(keyID.utf8)
         return [envelopeVersion, UInt8(keyIDBytes.count)] + keyIDBytes

@@ -64,10 +64,19 @@ public enum AuthorizationRequestParser {
         case .success(let granted): scope = granted
         case .failure(let error): return .failure(error)
         }
+        let nonce = nonEmpty(query["nonce"])
+        guard SealedAuthorizationCode.longestLength(scope: scope, nonce: nonce)
+            <= SealedAuthorizationCode.maximumLength
+        else {
+            return .failure(
+                .invalidRequest(
+                    "nonce and scope are too long together: the code that carries them would be longer than "
+                        + "\(SealedAuthorizationCode.maximumLength) characters."))
+        }
         return .success(
             AuthorizationRequest(
                 clientID: client.clientID, tenantID: client.tenantID, redirectURI: redirectURI,
-                state: query["state"], codeChallenge: challenge, scope: scope, nonce: nonEmpty(query["nonce"]),
+                state: query["state"], codeChallenge: challenge, scope: scope, nonce: nonce,
                 loginHint: nonEmpty(query["login_hint"]), prompt: prompt))
     }
 

@@ -65,8 +65,8 @@ struct LoginCompletion: Sendable {
             } else {
                 session = try await BrowserSessions.create(transaction, familyID: family.familyID, now: now)
             }
-            let code = try await AuthorizationCodes.issue(
-                transaction, Self.grant(flow.request, family: family), now: now)
+            let code = try AuthorizationCodes.issue(
+                Self.grant(flow.request, family: family), now: now, keys: context.services.codeKeys)
             return (code, session)
         }
         guard let issued else {
@@ -83,7 +83,8 @@ struct LoginCompletion: Sendable {
     func issue(_ pool: PostgresPool, _ request: AuthorizationRequest, family: SignInFamily) async throws
         -> HTTPResponse
     {
-        let code = try await AuthorizationCodes.issue(pool, Self.grant(request, family: family), now: context.now)
+        let code = try AuthorizationCodes.issue(
+            Self.grant(request, family: family), now: context.now, keys: context.services.codeKeys)
         log(request, family: family, sso: true)
         return LoginResponse.redirect(to: OAuthRedirect.code(code, for: request, issuer: context.issuer))
     }

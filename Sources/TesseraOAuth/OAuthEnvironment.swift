@@ -3,7 +3,7 @@ public import Logging
 public import MultiFactor
 public import TesseraCore
 public import TesseraPostgres
-import TesseraCrypto
+public import TesseraCrypto
 
 /// What the OAuth endpoints share: the database (every piece of state lives there), the signing keys, the
 /// issuer, the clock that dates every token and expiry, the factors (whose descriptors give the `amr` of a second
@@ -16,6 +16,8 @@ public struct OAuthEnvironment: Sendable {
     public let clock: any WallClock
     /// The factors offered (built-in ones and registered factor services).
     public let directory: FactorDirectory
+    /// Open the sealed authorization codes (`CoreServices.codeKeys`).
+    public let codeKeys: KeyRing
     public let logger: Logger
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
@@ -31,19 +33,20 @@ public struct OAuthEnvironment: Sendable {
     public init(services: CoreServices, directory: FactorDirectory, logger: Logger) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
-            clock: services.clock, directory: directory, logger: logger)
+            clock: services.clock, directory: directory, codeKeys: services.codeKeys, logger: logger)
     }
 
     /// An environment given member by member.
     public init(
         database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
-        directory: FactorDirectory, logger: Logger
+        directory: FactorDirectory, codeKeys: KeyRing, logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
         self.issuer = issuer
         self.clock = clock
         self.directory = directory
+        self.codeKeys = codeKeys
         self.logger = logger
     }
 

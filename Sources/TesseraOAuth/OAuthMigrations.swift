@@ -18,13 +18,31 @@ public import TesseraPostgres
 ///
 /// Version 3 lets a code name the token family of its sign-in (`sign_in_family_id`), so revoking the sign-in
 /// voids its unredeemed codes.
+///
+/// Version 4 makes codes sealed (``SealedAuthorizationCode``): issuing one writes nothing, so `oauth_codes` goes.
+/// Redeeming one inserts its SHA-256 into `oauth_spent_codes` (the primary key makes it single use across the
+/// fleet) with the token family it created, for replay detection; a row lives until the code's own expiry, and has
+/// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
+/// live 60 s).
 public enum OAuthMigrations {
     /// The migrations of module `oauth`, in order.
     public static let all: [Migration] = [
         Migration(module: "oauth", version: 1, name: "clients_and_codes", sql: clientsAndCodes),
         Migration(module: "oauth", version: 2, name: "login_flows_and_browser_sessions", sql: loginFlows),
         Migration(module: "oauth", version: 3, name: "codes_name_their_sign_in", sql: codesNameTheirSignIn),
+        Migration(module: "oauth", version: 4, name: "sealed_codes", sql: sealedCodes),
     ]
+
+    /// Spent sealed codes, by digest, until their expiry; the stored codes of earlier versions go.
+    private static let sealedCodes = """
+        CREATE TABLE oauth_spent_codes (
+            code_hash bytea PRIMARY KEY,
+            family_id text,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX oauth_spent_codes_by_expiry ON oauth_spent_codes (expires_at);
+        DROP TABLE oauth_codes;
+        """
 
     /// A code remembers the token family of the sign-in it was issued from, so revoking that sign-in voids the
     /// codes it has not redeemed yet.

@@ -5,30 +5,47 @@ import TesseraHTTP
 import TesseraPostgres
 
 extension TokenEndpoint {
-    /// The `authorization_code` grant (RFC 6749 §4.1.3, RFC 7636 §4.6) in one database round trip: a pipeline of
-    /// the client's row and one statement that spends the code, and, when every check passes, creates the token
+    /// The `authorization_code` grant (RFC 6749 §4.1.3, RFC 7636 §4.6) in one database round trip and one
+    /// transaction: the sealed code is opened and checked in memory (its client, redirect URI, verifier and
+    /// expiry), then one pipeline reads the client's row and runs one statement that spends the code (inserts its
+    /// digest: the primary key makes it single use across the fleet) and, when every check passes (the in-memory
+    /// ones, the user present, enabled and of the client's tenant, the sign-in not revoked), creates the token
     /// family and its first refresh token and returns the user.
     ///
-    /// The code is spent whatever is wrong with it (another client, redirect URI or verifier, expired, user gone
-    /// or disabled, its sign-in revoked), unless the client failed to authenticate or may not use the grant. A code
-    /// that was already spent is a replay: the family issued from it is revoked (a second round trip, on that path
-    /// only).
+    /// The code is spent whatever is wrong with it, unless the client failed to authenticate or may not use the
+    /// grant. A code that was already spent is a replay: the family issued from it is revoked (a second round trip,
+    /// on that path only). A code that does not open (forged, altered, truncated, of an unknown key) is
+    /// `invalid_grant` after the client has authenticated, and spends nothing.
     func redeemCode(_ form: OAuthForm, credentials: ClientCredentials) async throws -> HTTPResponse {
         let code = try form.required("code")
         let redirectURI = try form.required("redirect_uri")
         let challenge = try PKCE.challenge(of: try form.required("code_verifier"))
         let now = environment.clock.now()
-        let codeDigest = try SecretDigest.of(code)
-        let familyID = try SecureRandom.identifier()
-        let refresh = try SecretDigest.make()
         let secretDigest = try credentials.secretDigest()
         let clientID = credentials.clientID
+        let sealed: SealedAuthorizationCode
+        do {
+            sealed = try SealedAuthorizationCode.open(code, keys: environment.codeKeys)
+        } catch {
+            let client = try await environment.database.withPool { pool in
+                try await pool.pipeline([OAuthClients.find(clientID: clientID)])
+            }
+            try require(.authorizationCode, by: try credentials.authenticate(try client[0].rows.first.map(OAuthClients.client(row:))))
+            throw error
+        }
+        let grant = sealed.grant
+        let codeDigest = try SecretDigest.of(code)
+        let mismatch = Self.mismatch(sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
+        let familyID = try SecureRandom.identifier()
+        let refresh = try SecretDigest.make()
+        let parameters: [any PostgresEncodable] = [
+            codeDigest, clientID, now, familyID, refresh.digest, secretDigest, mismatch == nil, grant.userID,
+            grant.scope, grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID,
+            grant.signInFamilyID, sealed.expiresAt,
+        ]
         let results = try await environment.database.withPool { pool in
             try await pool.pipeline([
-                OAuthClients.find(clientID: clientID),
-                PostgresQuery(
-                    Self.redeemStatement,
-                    [codeDigest, clientID, redirectURI, challenge, now, familyID, refresh.digest, secretDigest]),
+                OAuthClients.find(clientID: clientID), PostgresQuery(Self.redeemStatement, parameters),
             ])
         }
         let client = try credentials.authenticate(try results[0].rows.first.map(OAuthClients.client(row:)))
@@ -38,19 +55,35 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
         }
         let spent = try SpentCode(row: row)
-        guard spent.familyID != nil else { throw OAuthError(.invalidGrant, spent.failure(
-            clientID: clientID, redirectURI: redirectURI, challenge: challenge, tenantID: client.tenantID, now: now)) }
+        guard spent.familyID != nil else {
+            throw OAuthError(.invalidGrant, mismatch ?? spent.failure(tenantID: client.tenantID))
+        }
         let subject = IssuedGrant.Subject(
-            userID: spent.userID, tenantID: spent.tenantID, email: spent.email, emailVerified: spent.emailVerified,
-            phoneNumber: spent.phoneNumber, displayName: spent.displayName, authTime: spent.authTime,
-            amr: AuthenticationMethods.references(
-                provider: spent.provider, secondFactor: spent.secondFactor, factors: environment.factors),
-            familyID: familyID)
-        let scope = Scope(Scope.words(spent.scope))
-        let grant = IssuedGrant(
-            client: client, scope: scope, subject: subject, identityScope: scope, nonce: spent.nonce,
+            userID: grant.userID, tenantID: spent.tenantID, email: spent.email, emailVerified: spent.emailVerified,
+            phoneNumber: spent.phoneNumber, displayName: spent.displayName, authTime: grant.authTime,
+            amr: grant.authenticationMethods(factors: environment.factors), familyID: familyID)
+        let scope = Scope(Scope.words(grant.scope))
+        let issued = IssuedGrant(
+            client: client, scope: scope, subject: subject, identityScope: scope, nonce: grant.nonce,
             refreshToken: spent.issuedRefreshToken ? refresh.secret : nil)
-        return try await environment.tokenResponse(grant, now: now)
+        return try await environment.tokenResponse(issued, now: now)
+    }
+
+    /// Why the code's own content refuses this token request, checked in memory: another client, another redirect
+    /// URI, a verifier that does not match, or expired; nil when none of these.
+    static func mismatch(
+        _ sealed: SealedAuthorizationCode, clientID: String, redirectURI: String, challenge: String, now: Date
+    ) -> String? {
+        if sealed.grant.clientID != clientID { return "the authorization code was issued to another client" }
+        let digest = (try? Digest.sha256(redirectURI)) ?? []
+        if !ConstantTime.equals(digest, sealed.redirectURIDigest) {
+            return "redirect_uri differs from the authorization request's"
+        }
+        if !ConstantTime.equals(sealed.grant.codeChallenge, challenge) {
+            return "code_verifier does not match the code_challenge"
+        }
+        if sealed.expiresAt <= now { return "the authorization code has expired" }
+        return nil
     }
 
     /// A replayed code: revokes the family its first redemption created (RFC 6749 §4.1.2, "SHOULD revoke").
@@ -60,70 +93,56 @@ extension TokenEndpoint {
                 """
                 UPDATE token_families SET revoked_at = $2
                 WHERE revoked_at IS NULL AND family_id =
-                    (SELECT family_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)
+                    (SELECT family_id FROM oauth_spent_codes WHERE code_hash = $1)
                 """, [codeDigest, now])
         }
     }
 
-    /// Parameters: $1 code digest, $2 client id, $3 redirect URI, $4 PKCE challenge of the verifier, $5 now,
-    /// $6 new family id, $7 new refresh token digest, $8 digest of the client secret presented (NULL for none).
-    /// The code is touched only when the client authenticates and may use the grant, the same checks the server
-    /// repeats on the client's row (the secret in constant time).
+    /// Parameters: $1 code digest, $2 client id, $3 now, $4 new family id, $5 new refresh token digest, $6 digest
+    /// of the client secret presented (NULL for none), $7 whether the code's own checks passed, and the grant the
+    /// code carries: $8 user, $9 scope, $10 auth_time, $11 first factor, $12 second factor, $13 its enrolment,
+    /// $14 the sign-in's family, $15 the code's expiry. The code is spent only when the client authenticates and
+    /// may use the grant, the same checks the server repeats on the client's row (the secret in constant time).
+    /// Two expired spent codes are deleted on the way, so the table holds about a minute of codes.
     static let redeemStatement = """
         WITH client AS (
             SELECT client_id, tenant_id, grant_types, refresh_token_ttl FROM oauth_clients
             WHERE client_id = $2
-                AND CASE WHEN client_type = 'public' THEN $8::bytea IS NULL ELSE secret_hash = $8::bytea END
+                AND CASE WHEN client_type = 'public' THEN $6::bytea IS NULL ELSE secret_hash = $6::bytea END
                 AND ' ' || grant_types || ' ' LIKE '% authorization_code %'
+        ), usable AS (
+            SELECT 1 FROM users u, client c
+            WHERE $7 AND u.user_id = $8 AND NOT u.disabled AND u.tenant_id IS NOT DISTINCT FROM c.tenant_id
+                AND NOT EXISTS (SELECT 1 FROM token_families sf WHERE sf.family_id = $14 AND sf.revoked_at IS NOT NULL)
         ), spent AS (
-            UPDATE oauth_codes o SET used_at = $5, family_id = CASE
-                WHEN o.client_id = c.client_id AND o.redirect_uri = $3 AND o.code_challenge = $4
-                    AND o.expires_at > $5
-                    AND EXISTS (SELECT 1 FROM users u WHERE u.user_id = o.user_id AND NOT u.disabled
-                        AND u.tenant_id IS NOT DISTINCT FROM c.tenant_id)
-                    AND NOT EXISTS (SELECT 1 FROM token_families sf
-                        WHERE sf.family_id = o.sign_in_family_id AND sf.revoked_at IS NOT NULL)
-                THEN $6 END
-            FROM client c
-            WHERE o.code_hash = $1 AND o.used_at IS NULL
-            RETURNING o.client_id, o.redirect_uri, o.code_challenge, o.expires_at, o.user_id, o.scope, o.nonce,
-                o.auth_time, o.sign_in_provider, o.second_factor, o.second_factor_id, o.family_id, o.sign_in_family_id
+            INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
+            SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM usable) THEN $4 END, $15 FROM client
+            ON CONFLICT (code_hash) DO NOTHING
+            RETURNING family_id
         ), family AS (
             INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
                 second_factor_id, created_at, client_id, scope)
-            SELECT family_id, user_id, auth_time, sign_in_provider, second_factor, second_factor_id, $5, client_id,
-                scope
-            FROM spent WHERE family_id IS NOT NULL
+            SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9 FROM spent s WHERE s.family_id IS NOT NULL
             RETURNING family_id
         ), refresh AS (
             INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at)
-            SELECT $7, f.family_id, $5, $5 + c.refresh_token_ttl * interval '1 second'
+            SELECT $5, f.family_id, $3, $3 + c.refresh_token_ttl * interval '1 second'
             FROM family f, client c WHERE ' ' || c.grant_types || ' ' LIKE '% refresh_token %'
             RETURNING family_id
+        ), pruned AS (
+            DELETE FROM oauth_spent_codes WHERE code_hash IN (
+                SELECT code_hash FROM oauth_spent_codes WHERE expires_at < $3 ORDER BY expires_at LIMIT 2
+                FOR UPDATE SKIP LOCKED)
         )
-        SELECT s.client_id, s.redirect_uri, s.code_challenge, s.expires_at, s.user_id, s.scope, s.nonce,
-            s.auth_time, s.sign_in_provider, s.second_factor, s.family_id, u.user_id IS NOT NULL, u.tenant_id,
-            u.email, coalesce(u.email_verified, false), u.phone_number, u.display_name, coalesce(u.disabled, false),
-            EXISTS (SELECT 1 FROM refresh),
-            EXISTS (SELECT 1 FROM token_families sf
-                WHERE sf.family_id = s.sign_in_family_id AND sf.revoked_at IS NOT NULL)
-        FROM spent s LEFT JOIN users u ON u.user_id = s.user_id
+        SELECT s.family_id, u.user_id IS NOT NULL, u.tenant_id, u.email, coalesce(u.email_verified, false),
+            u.phone_number, u.display_name, coalesce(u.disabled, false), EXISTS (SELECT 1 FROM refresh),
+            EXISTS (SELECT 1 FROM token_families sf WHERE sf.family_id = $14 AND sf.revoked_at IS NOT NULL)
+        FROM spent s LEFT JOIN users u ON u.user_id = $8
         """
 }
 
-/// A row of ``TokenEndpoint/redeemStatement``: the code as it was stored, whether it became a family, and its
-/// user.
+/// A row of ``TokenEndpoint/redeemStatement``: whether the code became a family, and its user.
 private struct SpentCode {
-    let clientID: String
-    let redirectURI: String
-    let challenge: String
-    let expiresAt: Date
-    let userID: String
-    let scope: String
-    let nonce: String?
-    let authTime: Date
-    let provider: String
-    let secondFactor: String?
     let familyID: String?
     let userExists: Bool
     let tenantID: String?
@@ -136,34 +155,20 @@ private struct SpentCode {
     let signInRevoked: Bool
 
     init(row: PostgresRow) throws {
-        clientID = try row.decode(String.self, at: 0)
-        redirectURI = try row.decode(String.self, at: 1)
-        challenge = try row.decode(String.self, at: 2)
-        expiresAt = try row.decode(Date.self, at: 3)
-        userID = try row.decode(String.self, at: 4)
-        scope = try row.decode(String.self, at: 5)
-        nonce = try row.decode(String?.self, at: 6)
-        authTime = try row.decode(Date.self, at: 7)
-        provider = try row.decode(String.self, at: 8)
-        secondFactor = try row.decode(String?.self, at: 9)
-        familyID = try row.decode(String?.self, at: 10)
-        userExists = try row.decode(Bool.self, at: 11)
-        tenantID = try row.decode(String?.self, at: 12)
-        email = try row.decode(String?.self, at: 13)
-        emailVerified = try row.decode(Bool.self, at: 14)
-        phoneNumber = try row.decode(String?.self, at: 15)
-        displayName = try row.decode(String?.self, at: 16)
-        disabled = try row.decode(Bool.self, at: 17)
-        issuedRefreshToken = try row.decode(Bool.self, at: 18)
-        signInRevoked = try row.decode(Bool.self, at: 19)
+        familyID = try row.decode(String?.self, at: 0)
+        userExists = try row.decode(Bool.self, at: 1)
+        tenantID = try row.decode(String?.self, at: 2)
+        email = try row.decode(String?.self, at: 3)
+        emailVerified = try row.decode(Bool.self, at: 4)
+        phoneNumber = try row.decode(String?.self, at: 5)
+        displayName = try row.decode(String?.self, at: 6)
+        disabled = try row.decode(Bool.self, at: 7)
+        issuedRefreshToken = try row.decode(Bool.self, at: 8)
+        signInRevoked = try row.decode(Bool.self, at: 9)
     }
 
-    /// Why the statement refused to issue tokens for this code.
-    func failure(clientID: String, redirectURI: String, challenge: String, tenantID: String?, now: Date) -> String {
-        if self.clientID != clientID { return "the authorization code was issued to another client" }
-        if self.redirectURI != redirectURI { return "redirect_uri differs from the authorization request's" }
-        if self.challenge != challenge { return "code_verifier does not match the code_challenge" }
-        if expiresAt <= now { return "the authorization code has expired" }
+    /// Why the statement refused to issue tokens for a code whose own checks passed.
+    func failure(tenantID: String?) -> String {
         if !userExists { return "the user no longer exists" }
         if disabled { return "the user account has been disabled" }
         if self.tenantID != tenantID { return "the user belongs to another tenant than the client" }

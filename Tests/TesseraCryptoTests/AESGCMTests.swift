@@ -16,6 +16,26 @@ struct AESGCMTests {
         #expect(try AESGCM.open(block, using: key) == Array(repeating: 0, count: 16))
     }
 
+    @Test func derivedRingsOpenOnlyTheirOwnPurposeAndRotateWithTheMasterKeys() throws {
+        let old = try MasterKey(key: try SymmetricKey(bytes: [UInt8](repeating: 1, count: 32)))
+        let new = try MasterKey(key: try SymmetricKey(bytes: [UInt8](repeating: 2, count: 32)))
+        let ring = try KeyRing(current: old)
+        let codes = try ring.derived(purpose: "authorization code")
+        let other = try ring.derived(purpose: "something else")
+        let sealed = try codes.seal([1, 2, 3])
+        #expect(try codes.open(sealed) == [1, 2, 3])
+        #expect(throws: AESGCMError.self) { try other.open(sealed) }
+        #expect(throws: AESGCMError.self) { try ring.open(sealed) }
+        #expect(throws: AESGCMError.self) { try codes.open(try ring.seal([1, 2, 3])) }
+        // The same master key always derives the same key (fleet-wide), under a short id.
+        #expect(try KeyRing(current: old).derived(purpose: "authorization code").open(sealed) == [1, 2, 3])
+        #expect(codes.currentKeyID.count == 9 && codes.currentKeyID.hasPrefix("d"))
+        let rotated = try KeyRing(current: new, previous: [old]).derived(purpose: "authorization code")
+        #expect(try rotated.open(sealed) == [1, 2, 3])
+        #expect(rotated.currentKeyID != codes.currentKeyID)
+        #expect(throws: AESGCMError.self) { try codes.open(try rotated.seal([4])) }
+    }
+
     @Test func roundTripWithAssociatedData() throws {
         let key = try SymmetricKey.generate()
         let plaintext = Array("a TOTP secret".utf8)

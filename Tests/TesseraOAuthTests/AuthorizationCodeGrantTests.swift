@@ -245,9 +245,9 @@ import Testing
             let code = try await oauth.code(for: user.id, client: client)
             let answer = await oauth.redeem(code, client: client)
             #expect(answer.status == 400 && answer.error == "unauthorized_client")
-            let row = try await oauth.core.sql(
-                "SELECT 1 FROM oauth_codes WHERE client_id = $1 AND used_at IS NULL", [client.id])
-            #expect(row == 1)
+            let spent = try await oauth.core.sql(
+                "SELECT 1 FROM oauth_spent_codes WHERE code_hash = $1", [try SecretDigest.of(code)])
+            #expect(spent == 0)
         }
     }
 

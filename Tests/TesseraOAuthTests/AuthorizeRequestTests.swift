@@ -71,6 +71,8 @@ struct AuthorizeRequestTests {
                 (Self.with(valid, "scope", "openid admin"), "invalid_scope"),
                 (Self.with(valid, "prompt", "none login"), "invalid_request"),
                 (Self.with(valid, "prompt", "none"), "login_required"),
+                // A code carries the nonce: one that could not fit in a 512-character code is refused up front.
+                (Self.with(valid, "nonce", String(repeating: "n", count: 300)), "invalid_request"),
             ]
             for (parameters, error) in cases {
                 var browser = harness.browser()

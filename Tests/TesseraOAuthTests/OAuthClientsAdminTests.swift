@@ -295,7 +295,7 @@ import Testing
         }
     }
 
-    @Test func deletingAClientDeletesItsCodesAndTokens() async throws {
+    @Test func deletingAClientDeletesItsTokens() async throws {
         try await ClientsHarness.run { h in
             let client = try await h.create(ClientsHarness.publicClient())
             let user = try await h.core.services.usersAdmin.create(
@@ -312,18 +312,9 @@ import Testing
             try await h.core.sql(
                 "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $3)",
                 [try SecureRandom.bytes(count: 32), familyID, now])
-            let codeHash = try SecureRandom.bytes(count: 32)
-            try await h.core.sql(
-                """
-                INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, scope, auth_time,
-                    sign_in_provider, expires_at)
-                VALUES ($1, $2, $3, 'com.example.app:/oauth2redirect', 'challenge', 'openid', $4, 'password', $4)
-                """, [codeHash, client.clientId, user.localId, now])
-            #expect(try await h.count("SELECT 1 FROM oauth_codes WHERE client_id = $1", client.clientId) == 1)
 
             try await h.admin.delete(clientID: client.clientId, actor: ClientsHarness.actor("oauthClients.delete"))
             #expect(try await h.count("SELECT 1 FROM oauth_clients WHERE client_id = $1", client.clientId) == 0)
-            #expect(try await h.count("SELECT 1 FROM oauth_codes WHERE client_id = $1", client.clientId) == 0)
             #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user.localId) == 1)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import MultiFactor
 import PhoneCodes
 import TesseraCore
 import TesseraCrypto
@@ -30,11 +31,15 @@ struct OAuthHarness {
         }
     }
 
-    init(core: CoreHarness) {
+    /// Endpoints over `core`; codes are sealed and opened with `codeKeys` (default: the services').
+    init(core: CoreHarness, codeKeys: KeyRing? = nil) {
         self.core = core
         let factors = StandardFactors.registry(
             phoneCodes: SMSCodeIssuer(sender: LoginSMSSender(), appVerification: .disabledForTesting))
-        environment = OAuthEnvironment(services: core.services, factors: factors, logger: Logger(label: "oauth-test"))
+        environment = OAuthEnvironment(
+            database: core.database, signingKeys: core.services.signingKeys, issuer: core.services.tokens.issuer,
+            clock: core.clock, directory: FactorDirectory(builtIn: factors), codeKeys: codeKeys ?? core.services.codeKeys,
+            logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
         introspection = IntrospectionEndpoint(environment: environment)
@@ -113,7 +118,7 @@ struct OAuthHarness {
             authTime: clock.now().addingTimeInterval(-5), provider: "password", secondFactor: secondFactor,
             secondFactorID: secondFactor.map { _ in "enrollment-1" }, signInFamilyID: signInFamilyID)
         let now = clock.now()
-        return try await core.database.withPool { pool in try await AuthorizationCodes.issue(pool, grant, now: now) }
+        return try AuthorizationCodes.issue(grant, now: now, keys: environment.codeKeys)
     }
 
     /// POSTs `form` to `endpoint`, with Basic credentials when given.

@@ -24,13 +24,8 @@ struct SecondFactorPageTests {
     /// The second factor recorded with the code behind a redirect.
     static func grant(_ harness: LoginHarness, _ response: HTTPResponse) async throws -> (String?, String?) {
         let code = try #require(try ClientRedirect(response, to: LoginHarness.redirectURI).query["code"])
-        return try await harness.core.database.withPool { pool in
-            let row = try await pool.query(
-                "SELECT second_factor, second_factor_id FROM oauth_codes WHERE code_hash = $1",
-                [try SecretDigest.of(code)]
-            ).rows[0]
-            return (try row.decode(String?.self, at: 0), try row.decode(String?.self, at: 1))
-        }
+        let grant = try SealedAuthorizationCode.open(code, keys: harness.core.services.codeKeys).grant
+        return (grant.secondFactor, grant.secondFactorID)
     }
 
     @Test("TOTP: the code page asks for the app's code; a wrong code is shown, the right one issues a code")

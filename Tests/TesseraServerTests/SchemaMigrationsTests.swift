@@ -17,13 +17,14 @@ import Testing
                 "phone/0001_phone_factor", "phone/0002_numbers_to_router",
                 "factorservices/0001_registrations",
                 "oauth/0001_clients_and_codes", "oauth/0002_login_flows_and_browser_sessions",
-                "oauth/0003_codes_name_their_sign_in",
+                "oauth/0003_codes_name_their_sign_in", "oauth/0004_sealed_codes",
             ])
     }
 
-    /// The SHA-256 of every migration's SQL, joined by NUL bytes in order.
+    /// The SHA-256 of the SQL of every migration released before this test was written (the first twelve), joined
+    /// by NUL bytes in order. Later migrations are added after them.
     @Test func theAppliedMigrationsAreNotRewritten() throws {
-        let sql = SchemaMigrations.all.map(\.sql).joined(separator: "\u{0}")
+        let sql = SchemaMigrations.all.prefix(12).map(\.sql).joined(separator: "\u{0}")
         let digest = try Digest.sha256(sql).map { byte in
             let hex = String(byte, radix: 16)
             return hex.count == 1 ? "0" + hex : hex

@@ -1,8 +1,8 @@
 """The OAuth token, revocation and introspection endpoints and the metadata, end to end.
 
-Clients, users and authorization codes are rows written with psql (codes exactly as the
-authorize endpoint stores them: the SHA-256 of the code), so these tests need only the
-token side of the server. Access tokens are verified against the published JWKS with
+Clients and users are rows written with psql, and authorization codes are sealed here exactly as
+the authorize endpoint seals them (with the key derived from the server's master key), so these
+tests need only the token side of the server. Access tokens are verified against the published JWKS with
 authlib's JOSE implementation.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import os
 import secrets
 import time
@@ -19,6 +20,7 @@ import pytest
 import requests
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, JsonWebToken
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from identity import psql
 
@@ -57,21 +59,42 @@ def new_user() -> str:
     return user_id
 
 
+def sealed_code(client_id: str, user_id: str, now: float | None = None) -> str:
+    """A code as /oauth2/authorize issues it (Sources/TesseraOAuth/SealedAuthorizationCode.swift): the grant packed
+    field by field and sealed with AES-256-GCM under the key derived from the server's master key for codes."""
+    master = open(os.environ["TESSERA_E2E_MASTER_KEY_FILE"], "rb").read()
+    key = hmac.new(master, b"tessera key derivation v1\nauthorization code", hashlib.sha256).digest()
+    key_id = ("d" + b64url(hmac.new(key, b"key id", hashlib.sha256).digest()[:6])).encode()
+
+    def text(value: str) -> bytes:
+        data = value.encode()
+        return bytes([len(data)]) + data
+
+    def identifier(value: str) -> bytes:
+        if len(value) == 22:
+            raw = base64.urlsafe_b64decode(value + "==")
+            if len(raw) == 16 and b64url(raw) == value:
+                return b"\xff" + raw
+        return text(value)
+
+    def milliseconds(seconds: float) -> bytes:
+        return int(round(seconds * 1000)).to_bytes(8, "big", signed=True)
+
+    now = time.time() if now is None else now
+    payload = (b"\x01" + identifier(client_id) + identifier(user_id)
+               + hashlib.sha256(REDIRECT_URI.encode()).digest()
+               + text(b64url(hashlib.sha256(VERIFIER.encode()).digest())) + text("openid email")
+               + b"\x01" + text("nonce-1") + milliseconds(now) + milliseconds(now + 60) + text("password")
+               + b"\x00" + b"\x00" + b"\x00")
+    header = bytes([1, len(key_id)]) + key_id
+    nonce = secrets.token_bytes(12)
+    sealed = AESGCM(key).encrypt(nonce, payload, header + b"tessera authorization code")
+    return b64url(header + nonce + sealed)
+
+
 def code_rows(client_id: str, user_id: str, count: int) -> list[str]:
-    """`count` fresh codes for the user, stored as /oauth2/authorize stores them."""
-    challenge = b64url(hashlib.sha256(VERIFIER.encode()).digest())
-    codes = [secrets.token_urlsafe(32) for _ in range(count)]
-    values = ", ".join(
-        f"('\\x{hashlib.sha256(code.encode()).hexdigest()}'::bytea, {literal(client_id)}, {literal(user_id)}, "
-        f"{literal(REDIRECT_URI)}, {literal(challenge)}, 'openid email', 'nonce-1', now(), 'password', "
-        "now() + interval '60 seconds')"
-        for code in codes
-    )
-    psql(
-        "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, scope, nonce, "
-        f"auth_time, sign_in_provider, expires_at) VALUES {values}"
-    )
-    return codes
+    """`count` fresh codes for the user, sealed as /oauth2/authorize seals them (nothing is stored)."""
+    return [sealed_code(client_id, user_id) for _ in range(count)]
 
 
 def redeem(public_url: str, client_id: str, code: str, session=requests) -> requests.Response:

@@ -1,0 +1,182 @@
+public import FoundationEssentials
+import TesseraCore
+public import TesseraCrypto
+
+/// An authorization code that carries its own grant (DESIGN §4, §7; API §6): the grant, its expiry and a version,
+/// packed into bytes and sealed with AES-256-GCM under a key derived from the master key (``KeyRing/derived(purpose:)``,
+/// whose envelope names the key, so codes issued before a master-key rotation still open until they expire), then
+/// written in base64url. Issuing one writes nothing; the token endpoint spends it once by inserting its digest.
+///
+/// A code cannot be forged or altered (the tag covers every byte, the version and key id included) and says
+/// nothing to whoever holds it but its length. To stay within the contract's 512 characters it holds the
+/// SHA-256 of the redirect URI (the token request must present the same URI) rather than the URI, and identifiers
+/// of the server's own form (22 base64url characters) as their 16 bytes.
+public struct SealedAuthorizationCode: Sendable, Equatable {
+    /// The longest code, in characters (API §6).
+    public static let maximumLength = 512
+    /// The format this code writes and reads.
+    static let version: UInt8 = 1
+    /// Bound into every seal, so an envelope made for another purpose under the same key never opens as a code.
+    static let associatedData = Array("tessera authorization code".utf8)
+
+    /// The grant, but for the redirect URI, which only its digest stands for.
+    public var grant: AuthorizationGrant
+    /// SHA-256 of the redirect URI of the authorization request.
+    public var redirectURIDigest: [UInt8]
+    /// When the code stops being redeemable.
+    public var expiresAt: Date
+
+    /// The code of `grant`, valid until `expiresAt`, sealed with `keys`.
+    public static func seal(_ grant: AuthorizationGrant, expiresAt: Date, keys: KeyRing) throws -> String {
+        var writer = ByteWriter()
+        writer.byte(version)
+        writer.identifier(grant.clientID)
+        writer.identifier(grant.userID)
+        writer.bytes(try Digest.sha256(grant.redirectURI))
+        writer.string(grant.codeChallenge)
+        writer.string(grant.scope)
+        writer.optional(grant.nonce)
+        writer.milliseconds(grant.authTime)
+        writer.milliseconds(expiresAt)
+        writer.string(grant.provider)
+        writer.optional(grant.secondFactor)
+        writer.optionalIdentifier(grant.secondFactorID)
+        writer.optionalIdentifier(grant.signInFamilyID)
+        return Base64URL.encode(try keys.seal(writer.output, associatedData: associatedData))
+    }
+
+    /// The code `text`, opened with `keys` and read back; `invalid_grant` for anything that is not a whole, untouched
+    /// code sealed with a key of `keys` (expiry is the caller's check).
+    public static func open(_ text: String, keys: KeyRing) throws(OAuthError) -> SealedAuthorizationCode {
+        let invalid = OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
+        guard text.utf8.count <= maximumLength, let envelope = try? Base64URL.decode(text),
+            let plain = try? keys.open(envelope, associatedData: associatedData)
+        else { throw invalid }
+        var reader = ByteReader(plain)
+        guard reader.byte() == version, let clientID = reader.identifier(), let userID = reader.identifier(),
+            let digest = reader.bytes(32), let challenge = reader.string(), let scope = reader.string(),
+            let nonce = reader.optional(), let authTime = reader.milliseconds(), let expiresAt = reader.milliseconds(),
+            let provider = reader.string(), let secondFactor = reader.optional(),
+            let secondFactorID = reader.optionalIdentifier(), let family = reader.optionalIdentifier(), reader.isAtEnd
+        else { throw invalid }
+        let grant = AuthorizationGrant(
+            clientID: clientID, userID: userID, redirectURI: "", codeChallenge: challenge, scope: scope, nonce: nonce,
+            authTime: authTime, provider: provider, secondFactor: secondFactor, secondFactorID: secondFactorID,
+            signInFamilyID: family)
+        return SealedAuthorizationCode(grant: grant, redirectURIDigest: digest, expiresAt: expiresAt)
+    }
+
+    /// The length of the code of a grant with this `scope` and `nonce` at most (every identifier at its longest
+    /// usual form, the second factor's id at 32 characters), for refusing requests whose code could not fit.
+    public static func longestLength(scope: String, nonce: String?) -> Int {
+        let identifier = 17
+        let fixed = 1 + identifier * 2 + 32 + (1 + 43) + 8 * 2 + (1 + 8) + (1 + 1 + 32) + (1 + identifier) * 2
+        let payload = fixed + 1 + scope.utf8.count + 1 + (nonce.map { 1 + $0.utf8.count } ?? 0)
+        let envelope = 2 + 9 + 12 + 16 + payload
+        return (envelope * 4 + 2) / 3
+    }
+}
+
+/// Bytes written field by field: a string is its length (one byte) and UTF-8; an identifier of the server's form
+/// (22 base64url characters of 16 bytes) is the marker 0xFF and the 16 bytes; an optional is a presence byte and
+/// the value; a time is milliseconds since 1970, 8 bytes big-endian.
+private struct ByteWriter {
+    var output: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { output.append(value) }
+
+    mutating func bytes(_ value: [UInt8]) { output += value }
+
+    mutating func string(_ value: String) {
+        let bytes = Array(value.utf8.prefix(254))
+        output.append(UInt8(bytes.count))
+        output += bytes
+    }
+
+    mutating func identifier(_ value: String) {
+        if value.utf8.count == 22, let raw = try? Base64URL.decode(value), raw.count == 16,
+            Base64URL.encode(raw) == value
+        {
+            output.append(0xFF)
+            output += raw
+        } else {
+            string(value)
+        }
+    }
+
+    mutating func optional(_ value: String?) {
+        guard let value else { return output.append(0) }
+        output.append(1)
+        string(value)
+    }
+
+    mutating func optionalIdentifier(_ value: String?) {
+        guard let value else { return output.append(0) }
+        output.append(1)
+        identifier(value)
+    }
+
+    mutating func milliseconds(_ date: Date) {
+        let value = UInt64(bitPattern: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        for shift in stride(from: 56, through: 0, by: -8) { output.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote; every read is nil past the end or on a malformed field.
+private struct ByteReader {
+    let input: [UInt8]
+    var position = 0
+
+    init(_ input: [UInt8]) {
+        self.input = input
+    }
+
+    var isAtEnd: Bool { position == input.count }
+
+    mutating func byte() -> UInt8? {
+        guard position < input.count else { return nil }
+        defer { position += 1 }
+        return input[position]
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8]? {
+        guard input.count - position >= count else { return nil }
+        defer { position += count }
+        return Array(input[position..<position + count])
+    }
+
+    mutating func string() -> String? {
+        guard let count = byte(), count != 0xFF, let bytes = bytes(Int(count)) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    mutating func identifier() -> String? {
+        guard position < input.count else { return nil }
+        guard input[position] == 0xFF else { return string() }
+        position += 1
+        return bytes(16).map(Base64URL.encode)
+    }
+
+    /// A present value, `.some(nil)` for an absent one, nil when malformed.
+    mutating func optional() -> String?? {
+        switch byte() {
+        case 0: .some(nil)
+        case 1: string().map { .some($0) }
+        default: nil
+        }
+    }
+
+    mutating func optionalIdentifier() -> String?? {
+        switch byte() {
+        case 0: .some(nil)
+        case 1: identifier().map { .some($0) }
+        default: nil
+        }
+    }
+
+    mutating func milliseconds() -> Date? {
+        guard let bytes = bytes(8) else { return nil }
+        let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Date(timeIntervalSince1970: Double(Int64(bitPattern: value)) / 1000)
+    }
+}

@@ -1,0 +1,125 @@
+import FoundationEssentials
+import Logging
+import TesseraCore
+import TesseraCrypto
+import TesseraOAuth
+import TesseraPostgres
+import TesseraTestSupport
+import Testing
+
+/// Sealed authorization codes (issue "token path" item 1): nothing is stored when a code is issued; a code that
+/// is not exactly one the server sealed, or is another client's or expired, is `invalid_grant`; single use holds
+/// across servers; a master-key rotation keeps codes sealed under the old key redeemable until they expire.
+@Suite(.serialized) struct SealedCodeTests {
+    @Test func tamperedTruncatedForeignKeyedOrOtherwiseBrokenCodesAreInvalidGrants() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            var bytes = try Base64URL.decode(code)
+            bytes[bytes.count / 2] ^= 0x01
+            let foreign = try KeyRing(
+                current: try MasterKey(key: try SymmetricKey(bytes: try SecureRandom.bytes(count: 32))))
+            let grant = try SealedAuthorizationCode.open(code, keys: oauth.core.services.codeKeys).grant
+            var withRedirect = grant
+            withRedirect.redirectURI = OAuthHarness.redirectURI
+            let foreignCode = try AuthorizationCodes.issue(
+                withRedirect, now: oauth.clock.now(), keys: try foreign.derived(purpose: "authorization code"))
+            // Sealed with the master key itself, not the key derived for codes: another purpose never opens.
+            let underMasterKey = try SealedAuthorizationCode.seal(
+                withRedirect, expiresAt: oauth.clock.now().addingTimeInterval(60), keys: oauth.core.services.keyRing)
+            for broken in [
+                Base64URL.encode(bytes), String(code.dropLast(4)), String(code.prefix(20)), foreignCode, underMasterKey,
+                code + "A", String(repeating: "A", count: 600), "",
+            ] {
+                let answer = await oauth.redeem(broken, client: client)
+                #expect(answer.status == 400 && answer.error == (broken.isEmpty ? "invalid_request" : "invalid_grant"))
+            }
+            // None of them spent the real code.
+            #expect(await oauth.redeem(code, client: client).status == 200)
+        }
+    }
+
+    @Test func aCodeIsIssuedWithoutAWriteAndSpentByOneRowUntilItsExpiry() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            #expect(code.count <= SealedAuthorizationCode.maximumLength)
+            let digest = try SecretDigest.of(code)
+            #expect(try await oauth.core.sql("SELECT 1 FROM oauth_spent_codes WHERE code_hash = $1", [digest]) == 0)
+            #expect(await oauth.redeem(code, client: client).status == 200)
+            #expect(
+                try await oauth.core.sql(
+                    "SELECT 1 FROM oauth_spent_codes WHERE code_hash = $1 AND family_id IS NOT NULL", [digest]) == 1)
+            // Each redemption deletes the two oldest expired spent codes as it goes (rows dated 2000 here, older than
+            // any other test's).
+            let old = try (0..<3).map { _ in try SecureRandom.bytes(count: 32) }
+            for hash in old {
+                try await oauth.core.sql(
+                    "INSERT INTO oauth_spent_codes (code_hash, expires_at) VALUES ($1, '2000-01-01T00:00:00Z')", [hash])
+            }
+            let later = try await oauth.code(for: user.id, client: client)
+            #expect(await oauth.redeem(later, client: client).status == 200)
+            let left = try await oauth.core.sql(
+                "SELECT 1 FROM oauth_spent_codes WHERE code_hash = ANY(ARRAY[$1, $2, $3]::bytea[])", old)
+            #expect(left == 1)
+        }
+    }
+
+    @Test func twoServersRedeemingOneCodeAtOnceIssueOnceAndTheReplayRevokesIt() async throws {
+        try await OAuthHarness.run { oauth in
+            let other = OAuthHarness(core: oauth.core)
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            for _ in 0..<5 {
+                let code = try await oauth.code(for: user.id, client: client)
+                async let first = oauth.redeem(code, client: client)
+                async let second = other.redeem(code, client: client)
+                let answers = await [first, second]
+                #expect(answers.filter { $0.status == 200 }.count == 1)
+                #expect(answers.filter { $0.error == "invalid_grant" }.count == 1)
+                let winner = try #require(answers.first { $0.status == 200 })
+                // The loser's replay revoked what the winner got.
+                let refreshed = await oauth.refresh(try #require(winner["refresh_token"]), client: client)
+                #expect(refreshed.error == "invalid_grant")
+            }
+        }
+    }
+
+    @Test func codesSealedBeforeAMasterKeyRotationStayRedeemableUntilTheyExpire() async throws {
+        try await OAuthHarness.run { oauth in
+            func masterKey() throws -> MasterKey {
+                try MasterKey(key: try SymmetricKey(bytes: try SecureRandom.bytes(count: 32)))
+            }
+            let (old, new) = (try masterKey(), try masterKey())
+            let before = OAuthHarness(
+                core: oauth.core, codeKeys: try KeyRing(current: old).derived(purpose: "authorization code"))
+            let after = OAuthHarness(
+                core: oauth.core,
+                codeKeys: try KeyRing(current: new, previous: [old]).derived(purpose: "authorization code"))
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            let code = try await before.code(for: user.id, client: client)
+            let fresh = try await after.code(for: user.id, client: client)
+            #expect(try KeyRing.keyID(of: try Base64URL.decode(code)) != KeyRing.keyID(of: try Base64URL.decode(fresh)))
+            #expect(await after.redeem(code, client: client).status == 200)
+            #expect(await after.redeem(fresh, client: client).status == 200)
+            // The old ring alone never opens a code of the new key; once the old key leaves the ring, neither does
+            // the new ring open the old key's codes.
+            #expect(await before.redeem(try await after.code(for: user.id, client: client), client: client).error == "invalid_grant")
+            let retired = OAuthHarness(
+                core: oauth.core, codeKeys: try KeyRing(current: new).derived(purpose: "authorization code"))
+            #expect(await retired.redeem(try await before.code(for: user.id, client: client), client: client).error == "invalid_grant")
+        }
+    }
+
+    @Test func authorizationRequestsWhoseCodeCouldNotFitAreRefused() {
+        #expect(SealedAuthorizationCode.longestLength(scope: "openid profile email offline_access", nonce: nil) <= 512)
+        #expect(
+            SealedAuthorizationCode.longestLength(
+                scope: "openid profile email offline_access", nonce: String(repeating: "n", count: 64)) <= 512)
+        #expect(SealedAuthorizationCode.longestLength(scope: "openid", nonce: String(repeating: "n", count: 400)) > 512)
+    }
+
+}
