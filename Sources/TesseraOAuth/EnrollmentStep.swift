@@ -52,6 +52,7 @@ struct EnrollmentStep: Sendable {
 
     /// `POST /oauth2/login/resend` while a factor that declares a resend is being enrolled: the enrolment starts
     /// again with what the user typed (a new code to the same number).
+    @_optimize(none)  // Swift 6.3 crashes optimizing this in release, as start above.
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
         guard opened.flow.step == .enrollFactor, let factor = try await context.pageFactor(opened.flow.factor),
