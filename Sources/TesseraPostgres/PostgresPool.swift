@@ -4,19 +4,32 @@ public import TesseraLoop
 ///
 /// Plain statements go to the ready connection with the fewest requests in flight, pipelined with other
 /// requests. A transaction leases a connection for itself until it ends, because every statement sent on
-/// that connection meanwhile would run inside it. When no connection is ready a request fails at once with
+/// that connection meanwhile would run inside it. When every ready connection is leased, statements and
+/// transactions wait in arrival order for one to come back, at most as long as a statement may run
+/// (``PostgresConfiguration/answerDeadline``). When no connection is ready a request fails at once with
 /// ``PostgresError/Kind/unavailable`` rather than waiting for the database to come back.
 public final class PostgresPool: @unchecked Sendable {
     /// The loop that owns the pool.
     public let loop: EventLoop
     private let connections: [PostgresConnection]
     private var leased: Set<ObjectIdentifier> = []
-    private var waiters: [CheckedContinuation<PostgresConnection, any Error>] = []
+    private var waiters: [Waiter] = []
+    private let waitLimit: Duration
+    private var waitTimer: LoopTimer?
     private let onReadinessChange: @Sendable (Int) -> Void
+
+    /// A request waiting for a connection that no transaction holds.
+    private struct Waiter {
+        /// Whether the request takes the connection for itself (a transaction) or shares it (a pipeline).
+        let leases: Bool
+        let since: ContinuousClock.Instant
+        let continuation: CheckedContinuation<PostgresConnection, any Error>
+    }
 
     init(loop: EventLoop, configuration: PostgresConfiguration, onReadinessChange: @escaping @Sendable (Int) -> Void) {
         self.loop = loop
         self.onReadinessChange = onReadinessChange
+        waitLimit = configuration.answerDeadline
         connections = (0..<max(1, configuration.connectionsPerLoop)).map { _ in
             PostgresConnection(loop: loop, configuration: configuration)
         }
@@ -35,11 +48,9 @@ public final class PostgresPool: @unchecked Sendable {
     func close() {
         loop.preconditionInEventLoop()
         for connection in connections { connection.close() }
-        let waiting = waiters
-        waiters = []
-        for waiter in waiting {
-            waiter.resume(throwing: PostgresError(.unavailable, message: "the database client is shutting down"))
-        }
+        waitTimer?.close()
+        waitTimer = nil
+        failWaiters(PostgresError(.unavailable, message: "the database client is shutting down"))
     }
 
     /// Why the pool could not connect at start: libpq's reason once every connection's first attempt has
@@ -66,7 +77,12 @@ public final class PostgresPool: @unchecked Sendable {
     /// (all of them take effect or none).
     public func pipeline(_ queries: [PostgresQuery]) async throws(PostgresError) -> [PostgresResult] {
         loop.preconditionInEventLoop()
-        guard let connection = leastBusyConnection() else { throw unavailable() }
+        let connection: PostgresConnection
+        do {
+            connection = try await freeConnection(leasing: false)
+        } catch {
+            throw error as? PostgresError ?? unavailable()
+        }
         return try await connection.run(queries)
     }
 
@@ -76,7 +92,7 @@ public final class PostgresPool: @unchecked Sendable {
         isolation: PostgresIsolation = .readCommitted, _ body: (PostgresTransaction) async throws -> T
     ) async throws -> T {
         loop.preconditionInEventLoop()
-        let connection = try await lease()
+        let connection = try await freeConnection(leasing: true)
         defer { release(connection) }
         let transaction = PostgresTransaction(connection: connection, begin: isolation.beginStatement)
         let value: T
@@ -96,13 +112,18 @@ public final class PostgresPool: @unchecked Sendable {
             .min { $0.pendingCount < $1.pendingCount }
     }
 
-    private func lease() async throws -> PostgresConnection {
-        if let free = leastBusyConnection() {
-            leased.insert(ObjectIdentifier(free))
+    /// A ready connection that no transaction holds, leased to the caller when `leasing`; waits in line
+    /// while every ready connection is leased.
+    private func freeConnection(leasing: Bool) async throws -> PostgresConnection {
+        if waiters.isEmpty, let free = leastBusyConnection() {
+            if leasing { leased.insert(ObjectIdentifier(free)) }
             return free
         }
         guard readyCount > 0 else { throw unavailable() }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters.append(Waiter(leases: leasing, since: .now, continuation: continuation))
+            if waiters.count == 1 { armWaitTimer() }
+        }
     }
 
     private func release(_ connection: PostgresConnection) {
@@ -112,14 +133,33 @@ public final class PostgresPool: @unchecked Sendable {
 
     private func handOutToWaiters() {
         while !waiters.isEmpty, let free = leastBusyConnection() {
-            leased.insert(ObjectIdentifier(free))
-            waiters.removeFirst().resume(returning: free)
+            let waiter = waiters.removeFirst()
+            if waiter.leases { leased.insert(ObjectIdentifier(free)) }
+            waiter.continuation.resume(returning: free)
         }
-        if readyCount == 0 {
-            let waiting = waiters
-            waiters = []
-            for waiter in waiting { waiter.resume(throwing: unavailable()) }
+        if readyCount == 0 { failWaiters(unavailable()) }
+    }
+
+    /// Fails the requests that have waited longer than a statement may run, and re-arms for the next one.
+    private func armWaitTimer() {
+        guard let oldest = waiters.first else { return }
+        let timer = waitTimer ?? LoopTimer(loop: loop)
+        waitTimer = timer
+        timer.start(after: oldest.since + waitLimit - .now) { [unowned self] in
+            let now = ContinuousClock.Instant.now
+            while let first = waiters.first, now - first.since >= waitLimit {
+                waiters.removeFirst().continuation.resume(
+                    throwing: PostgresError(
+                        .unavailable, message: "database unavailable: every connection is held by a transaction"))
+            }
+            armWaitTimer()
         }
+    }
+
+    private func failWaiters(_ error: PostgresError) {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.continuation.resume(throwing: error) }
     }
 
     private func phaseChanged(_ connection: PostgresConnection) {

@@ -113,6 +113,68 @@ import TesseraLoop
         }
     }
 
+    @Test func statementsWaitForAConnectionThatTransactionsHold() async throws {
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            try await client.withPool { pool in
+                // The only connection is held by a transaction; statements and a second transaction issued
+                // meanwhile wait for it rather than failing as unavailable, and run once it is given back.
+                let order = EventOrder()
+                let holding = Task(executorPreference: pool.loop) {
+                    try await pool.transaction { transaction in
+                        try await transaction.query("SELECT 1")
+                        try await pool.loop.sleep(for: .milliseconds(150))
+                        order.record("transaction")
+                    }
+                }
+                try await pool.loop.sleep(for: .milliseconds(30))
+                let statement = Task(executorPreference: pool.loop) {
+                    let result = try await pool.query("SELECT 2")
+                    order.record("statement")
+                    return try result[0].decode(Int.self, at: 0)
+                }
+                let second = Task(executorPreference: pool.loop) {
+                    try await pool.transaction { transaction in
+                        order.record("second transaction")
+                        return try await transaction.query("SELECT 3")[0].decode(Int.self, at: 0)
+                    }
+                }
+                try await holding.value
+                #expect(try await statement.value == 2)
+                #expect(try await second.value == 3)
+                #expect(order.events.first == "transaction")
+                #expect(Set(order.events) == ["transaction", "statement", "second transaction"])
+            }
+        }
+    }
+
+    @Test func aWaitForAHeldConnectionEndsAsUnavailableAfterTheAnswerDeadline() async throws {
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1, statementTimeout: .milliseconds(100)) {
+            client, _ in
+            try await client.withPool { pool in
+                let holding = Task(executorPreference: pool.loop) {
+                    try await pool.transaction { transaction in
+                        try await transaction.query("SELECT 1")
+                        try await pool.loop.sleep(for: .seconds(3))
+                    }
+                }
+                try await pool.loop.sleep(for: .milliseconds(30))
+                let started = ContinuousClock.now
+                await #expect {
+                    try await pool.query("SELECT 2")
+                } throws: {
+                    ($0 as? PostgresError)?.kind == .unavailable
+                        && "\($0)".contains("every connection is held by a transaction")
+                }
+                // The answer deadline is the statement timeout plus the two-second grace.
+                let waited = ContinuousClock.now - started
+                #expect(waited >= .milliseconds(2000) && waited < .seconds(3))
+                try await holding.value
+                let after = try await pool.query("SELECT 4")
+                #expect(try after[0].decode(Int.self, at: 0) == 4)
+            }
+        }
+    }
+
     @Test func serializationFailuresAndTimeoutsAreTyped() async throws {
         try await TestDatabase.withClient(loops: 1, statementTimeout: .milliseconds(100)) { client, _ in
             try await client.withPool { pool in
@@ -223,4 +285,11 @@ private func killConnections(applicationName: String) async throws {
         #expect(recovered, "a new connection replaces the hung one")
         await client.shutdown()
     }
+}
+
+/// The order in which concurrent tasks reached their marks.
+private final class EventOrder: Sendable {
+    private let recorded = Mutex<[String]>([])
+    func record(_ event: String) { recorded.withLock { $0.append(event) } }
+    var events: [String] { recorded.withLock { $0 } }
 }
