@@ -25,6 +25,7 @@ scratch=$TESSERA_ROOT/.build-benchmarks
 [[ -f $shared/bench/pg_token_cycle.sql ]] || die "no $shared/bench/pg_token_cycle.sql (set SHARED=...)"
 command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (run 'make deps')"
 mkdir -p "$results_dir"
+start_bench_cluster
 
 say "building Benchmarks/ (release) in $scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product TokenCycleBench --scratch-path "$scratch")

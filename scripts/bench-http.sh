@@ -10,7 +10,8 @@
 # raw wrk output of each run lands beside it. Machines are shared and noisy: compare
 # ratios measured in one run, not absolute numbers across runs.
 #
-# It expects the dev database to run and the keys to exist (`make bench` sees to both).
+# It starts the benchmark cluster (durable, scripts/lib.sh start_bench_cluster) and expects the keys
+# to exist (`make bench` makes them).
 #
 # Environment:
 #   SHARED              the shared folder (default: ../shared beside the repository)
@@ -19,7 +20,7 @@
 #   BENCH_THREADS, BENCH_CONNECTIONS, BENCH_LOOPS   wrk -t, wrk -c, server loops (2, 64, 2)
 #   BENCH_CEILING_ONLY=1  measure only the ceiling (no Swift build, no database)
 #   SWIFT, SCRATCH      the swift command and its scratch path (default swift, .build)
-#   TESSERA_BENCH_DATABASE_URL  the database (default: the dev cluster's `tessera`)
+#   TESSERA_BENCH_DATABASE_URL  the database (default: the durable benchmark cluster's `tessera`)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -115,6 +116,7 @@ if ((!ceiling_only)); then
     bin=$scratch/release/tessera
     [[ -x $bin ]] || die "the release build left no binary at $bin"
     require_dev_keys
+    [[ -n ${TESSERA_BENCH_DATABASE_URL:-} ]] || start_bench_cluster
 fi
 
 port=$(free_port)

@@ -3,7 +3,7 @@
 # same factor run as a factor service (`tessera factor serve totp --id totp-remote`), measured in one run.
 #
 # It builds `tessera` (release) and the load generator Benchmarks/ OAuthLoad, makes a fresh database
-# tessera_mfabench on the dev cluster, starts `tessera serve --loops 2` on free ports (--app-verification
+# tessera_mfabench on the durable benchmark cluster (scripts/lib.sh start_bench_cluster), starts `tessera serve --loops 2` on free ports (--app-verification
 # disabled-for-testing, the dev master key, a fresh random admin key) and `tessera factor serve totp --id
 # totp-remote --loops 1` with a fresh random secret, then `OAuthLoad mfa` registers the factor service, makes a
 # tenant for each side (A: in-process TOTP, 10 adjacent intervals; B: the factor service, whose TOTP uses its
@@ -48,6 +48,7 @@ done
 ((seconds > 0 && headline > 0 && loops > 0 && operations > 0 && rounds > 0)) \
     || die "BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_LOOPS, BENCH_MFA_OPERATIONS and BENCH_MFA_ROUNDS must be at least 1"
 require_dev_keys
+start_bench_cluster
 
 mkdir -p "$results_dir"
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-mfabench.XXXXXX")

@@ -3,7 +3,7 @@
 # client_credentials against a release server, next to the pgbench token-cycle ceiling.
 #
 # It builds `tessera` (release) and the load generator Benchmarks/ OAuthLoad, makes a fresh
-# database tessera_oauthbench on the dev cluster, starts `tessera serve --loops 2` on free ports
+# database tessera_oauthbench on the durable benchmark cluster (scripts/lib.sh start_bench_cluster), starts `tessera serve --loops 2` on free ports
 # (--app-verification disabled-for-testing, the dev master key, a fresh random admin key), creates
 # the users and clients through the admin RPC, and for each scenario measures the headline
 # concurrency (16, like pgbench -c 16) and a sweep of concurrencies for the plot, each after a
@@ -64,6 +64,7 @@ done
 command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (run 'make deps')"
 python3 -c 'import matplotlib' 2>/dev/null || die "matplotlib is missing for the plot (run 'make deps')"
 require_dev_keys
+start_bench_cluster
 
 mkdir -p "$results_dir"
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-oauthbench.XXXXXX")

@@ -17,14 +17,24 @@
 # initdb refuses to run as root, so as root the cluster belongs to the `postgres` user and
 # every server command runs through `runuser -u postgres --`.
 #
-# Environment: TESSERA_DATA_DIR (default .data in the repository) holds the cluster in pg/;
-# PG_BIN names the directory of the PostgreSQL server binaries (default: the newest
+# The benchmarks run a second cluster with production durability (fsync, synchronous commit and
+# full-page writes on) beside it: TESSERA_PG_CLUSTER=pg-bench TESSERA_PG_DURABLE=1 scripts/dev-db.sh
+# start (scripts/lib.sh start_bench_cluster does this); it has its own folder and socket.
+#
+# Environment: TESSERA_DATA_DIR (default .data in the repository) holds the cluster in pg/
+# (TESSERA_PG_CLUSTER names another folder there); TESSERA_PG_DURABLE=1 writes durable settings at
+# start instead of the fast ones; PG_BIN names the directory of the PostgreSQL server binaries (default: the newest
 # /usr/lib/postgresql/<version>/bin, or the one matching an existing cluster).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DATA_ROOT=$TESSERA_DATA
-CLUSTER_DIR=$DATA_ROOT/pg
+CLUSTER_NAME=${TESSERA_PG_CLUSTER:-pg}
+[[ $CLUSTER_NAME =~ ^[A-Za-z0-9._-]+$ && $CLUSTER_NAME != . && $CLUSTER_NAME != .. ]] \
+    || die "TESSERA_PG_CLUSTER must be a plain folder name, not '$CLUSTER_NAME'"
+CLUSTER_DIR=$DATA_ROOT/$CLUSTER_NAME
+DURABLE=${TESSERA_PG_DURABLE:-0}
+[[ $DURABLE == 0 || $DURABLE == 1 ]] || die "TESSERA_PG_DURABLE must be 0 or 1, not '$DURABLE'"
 SERVER_LOG=$CLUSTER_DIR/server.log
 DATABASES=(tessera tessera_test)
 SUPERUSER=postgres
@@ -190,19 +200,21 @@ create_cluster() {
 # Writes the settings that depend on where the repository lives; done at every start so
 # that a moved checkout still works.
 write_settings() {
-    local sockets=$1 quoted
+    local sockets=$1 quoted durability
     quoted=${sockets//\'/\'\'}
+    if ((DURABLE)); then
+        durability=$'# Production durability, for the benchmarks: every commit waits for its WAL flush.\nfsync = on\nsynchronous_commit = on\nfull_page_writes = on'
+    else
+        durability=$'# A throw-away development cluster: durability is traded for speed, which is fine for\n# dev and test data.\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off'
+    fi
     # shellcheck disable=SC2016 # $1 is expanded by the inner shell, on purpose.
     as_owner sh -c 'cat > "$1"' sh "$CLUSTER_DIR/tessera-dev.conf" <<EOF
 # Written by scripts/dev-db.sh at every start: change the script, not this file.
-# A throw-away development cluster: no TCP, only the Unix socket below; durability is
-# traded for speed (fsync and synchronous commit off), which is fine for dev and test data.
+# No TCP, only the Unix socket below.
 listen_addresses = ''
 unix_socket_directories = '$quoted'
 port = $PORT
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$durability
 # swift test runs many harnesses at once, each with its own pool: leave room for them.
 max_connections = 400
 EOF

@@ -118,8 +118,24 @@ stop_process() {
     return "$status"
 }
 
+# start_bench_cluster
+# Starts (creating it once) the benchmarks' own PostgreSQL cluster under $TESSERA_DATA/pg-bench, with
+# production durability (fsync, synchronous commit and full-page writes on), and points every later
+# scripts/dev-db.sh call of the calling script at it. The dev cluster keeps its fast settings for tests.
+start_bench_cluster() {
+    export TESSERA_PG_CLUSTER=pg-bench TESSERA_PG_DURABLE=1
+    "$TESSERA_ROOT/scripts/dev-db.sh" start >/dev/null
+    local settings
+    settings=$("$TESSERA_ROOT/scripts/dev-db.sh" psql postgres -XAtqc \
+        "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings
+         WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')")
+    [[ $settings == "fsync=on full_page_writes=on synchronous_commit=on" ]] \
+        || die "the benchmark cluster is not durable ($settings)"
+    say "benchmark cluster: $TESSERA_DATA/pg-bench ($settings)"
+}
+
 # prepare_token_cycle_database NAME SHARED
-# (Re)creates database NAME on the dev cluster from SHARED/bench/pg_token_schema.sql, the schema of
+# (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from SHARED/bench/pg_token_schema.sql, the schema of
 # the pgbench token-cycle ceiling, and prints its URL.
 prepare_token_cycle_database() {
     local name=$1 shared=$2 dev_db=$TESSERA_ROOT/scripts/dev-db.sh
