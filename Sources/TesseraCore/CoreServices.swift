@@ -12,6 +12,8 @@ public struct CoreServices: Sendable {
     /// keys for that one purpose, so a code never opens as anything else and rotates with the master key.
     public let codeKeys: KeyRing
     public let clock: any WallClock
+    /// Fleet-wide change notices, which keep the caches of the token path fresh (clients, configuration, keys).
+    public let changes: ChangeFeed
     public let configs: ConfigStore
     public let signingKeys: SigningKeys
     public let tokens: Tokens
@@ -23,14 +25,18 @@ public struct CoreServices: Sendable {
     /// Builds the services. `keyRing` seals secrets at rest; `hasher` sets the scrypt cost.
     public init(
         database: PostgresClient, issuer: String, keyRing: KeyRing, email: any EmailSender,
-        clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher()
+        clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher(),
+        changes: ChangeFeed = ChangeFeed()
     ) throws {
         self.database = database
         self.keyRing = keyRing
         codeKeys = try keyRing.derived(purpose: "authorization code")
         self.clock = clock
-        configs = ConfigStore()
-        signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)
+        self.changes = changes
+        configs = ConfigStore(changes: changes)
+        let signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)
+        changes.onChange(SigningKeys.changes) { _ in signingKeys.invalidate() }
+        self.signingKeys = signingKeys
         tokens = Tokens(issuer: issuer, keys: signingKeys, clock: clock)
         accounts = try Accounts(
             database: database, tokens: tokens, configs: configs, email: email, clock: clock, hasher: hasher)
@@ -39,8 +45,10 @@ public struct CoreServices: Sendable {
         usersAdmin = UsersAdmin(database: database, configs: configs, clock: clock, hasher: hasher)
     }
 
-    /// Start-up work that needs the database: the first signing key, and the bootstrap admin key when given.
+    /// Start-up work that needs the database: listening for change notices, the first signing key, and the bootstrap
+    /// admin key when given.
     public func prepare(bootstrapAdminKey: String?, logger: Logger) async throws {
+        changes.start(database)
         try await signingKeys.prepare()
         if let bootstrapAdminKey, !(try await adminKeys.ensureBootstrap(key: bootstrapAdminKey)) {
             logger.warning("the bootstrap admin key was revoked; it stays revoked (give a new one to regain access)")

@@ -36,7 +36,7 @@ public struct IntrospectionEndpoint: Sendable {
         let token = try form.required("token")
         let clientID = credentials.clientID
         let client = try credentials.authenticate(
-            try await environment.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) })
+            try await environment.client(clientID))
         guard client.type == .confidential else {
             throw OAuthError(.invalidClient, "only confidential clients may introspect tokens")
         }

@@ -18,6 +18,7 @@ extension OAuthClients {
                 client.defaultScopes.map(joined), client.accessTokenTTL, client.refreshTokenTTL, client.secretDigest,
                 client.createdAt, client.updatedAt,
             ])
+        try await announce(db, clientID: client.clientID)
     }
 
     /// Writes every settable field and `updated_at` of `client`; the id, tenant, type, secret and creation time
@@ -34,6 +35,7 @@ extension OAuthClients {
                 joined(client.grantTypes.map(\.rawValue)), joined(client.scopes), client.defaultScopes.map(joined),
                 client.accessTokenTTL, client.refreshTokenTTL, client.updatedAt,
             ])
+        try await announce(db, clientID: client.clientID)
     }
 
     /// Replaces the secret digest of confidential client `clientID`; the old secret stops working with the commit.
@@ -43,11 +45,18 @@ extension OAuthClients {
         try await db.query(
             "UPDATE oauth_clients SET secret_hash = $2, updated_at = $3 WHERE client_id = $1",
             [clientID, digest, now])
+        try await announce(db, clientID: clientID)
     }
 
     /// Deletes client `clientID`; its codes and token families (with their refresh tokens) go with it.
     public static func delete(_ db: some SQLRunner, clientID: String) async throws {
         try await db.query("DELETE FROM oauth_clients WHERE client_id = $1", [clientID])
+        try await announce(db, clientID: clientID)
+    }
+
+    /// Tells every server, when `db`'s transaction commits, to drop what it cached of client `clientID`.
+    static func announce(_ db: some SQLRunner, clientID: String) async throws {
+        try await ChangeFeed.announce(changes, key: clientID, in: db)
     }
 
     /// The client `clientID` when the scope of `principal` reaches it, locked for update when asked; nil when there

@@ -6,6 +6,9 @@ import TesseraCrypto
 /// The `oauth_clients` table: reading clients and checking their secrets. Lists are stored as space-separated
 /// text (redirect URIs and scope tokens never contain spaces).
 public enum OAuthClients {
+    /// The topic of change notices about clients, keyed by client id.
+    public static let changes = ChangeTopic("oauth_clients")
+
     /// The columns ``client(row:)`` reads, in order.
     public static let columns = """
         client_id, tenant_id, client_name, client_type, redirect_uris, grant_types, scopes, default_scopes, \

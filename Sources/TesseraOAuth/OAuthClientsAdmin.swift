@@ -27,12 +27,15 @@ public final class OAuthClientsAdmin: Sendable {
     let database: PostgresClient
     let configs: ConfigStore
     let clock: any WallClock
+    /// Told of every committed change, so that this server's caches see it at once.
+    let changes: ChangeFeed
 
     /// The clients admin over `database`.
-    public init(database: PostgresClient, configs: ConfigStore, clock: any WallClock) {
+    public init(database: PostgresClient, configs: ConfigStore, clock: any WallClock, changes: ChangeFeed) {
         self.database = database
         self.configs = configs
         self.clock = clock
+        self.changes = changes
     }
 
     /// `oauthClients.create`: a client of `tenantID` (or of the tenant `body.tenantId` names; both must agree) with a
@@ -53,6 +56,7 @@ public final class OAuthClientsAdmin: Sendable {
             clientID: try SecureRandom.identifier(), tenantID: tenantID, clientName: settings.clientName,
             type: settings.type, redirectURIs: [], secretDigest: secret?.digest, createdAt: now, updatedAt: now
         ).applying(settings)
+        defer { changes.drop(OAuthClients.changes, key: client.clientID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 try await self.configs.requireTenant(transaction, tenantID)
@@ -106,6 +110,7 @@ public final class OAuthClientsAdmin: Sendable {
         clientID: String, _ body: JSONObject, updateMask: String?, actor: AuditLog.Actor
     ) async throws -> OAuthClientResource {
         let now = clock.now()
+        defer { changes.drop(OAuthClients.changes, key: clientID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 let stored = try await Self.find(transaction, clientID, actor: actor.principal, forUpdate: true)
@@ -127,6 +132,7 @@ public final class OAuthClientsAdmin: Sendable {
     /// `oauthClients.delete`: the client, its unused codes and every token family (grant) it holds.
     public func delete(clientID: String, actor: AuditLog.Actor) async throws {
         let now = clock.now()
+        defer { changes.drop(OAuthClients.changes, key: clientID) }
         try await database.withPool { pool in
             try await pool.transaction { transaction in
                 let client = try await Self.find(transaction, clientID, actor: actor.principal, forUpdate: true)
@@ -142,6 +148,7 @@ public final class OAuthClientsAdmin: Sendable {
     /// the old one stops working when this returns. A public client has no secret (`INVALID_ARGUMENT`).
     public func rotateSecret(clientID: String, actor: AuditLog.Actor) async throws -> RotatedSecret {
         let now = clock.now()
+        defer { changes.drop(OAuthClients.changes, key: clientID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 let client = try await Self.find(transaction, clientID, actor: actor.principal, forUpdate: true)

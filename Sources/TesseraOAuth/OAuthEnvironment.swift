@@ -19,6 +19,9 @@ public struct OAuthEnvironment: Sendable {
     /// Open the sealed authorization codes (`CoreServices.codeKeys`).
     public let codeKeys: KeyRing
     public let logger: Logger
+    /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/changes``, and tenant changes,
+    /// whose deletion takes the tenant's clients along), so that a token request need not read its client.
+    let clients: FleetCache<OAuthClient?>
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
     /// a database round trip on the token path (a factor unknown there is named by its id).
@@ -33,13 +36,14 @@ public struct OAuthEnvironment: Sendable {
     public init(services: CoreServices, directory: FactorDirectory, logger: Logger) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
-            clock: services.clock, directory: directory, codeKeys: services.codeKeys, logger: logger)
+            clock: services.clock, directory: directory, codeKeys: services.codeKeys, changes: services.changes,
+            logger: logger)
     }
 
     /// An environment given member by member.
     public init(
         database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
-        directory: FactorDirectory, codeKeys: KeyRing, logger: Logger
+        directory: FactorDirectory, codeKeys: KeyRing, changes: ChangeFeed, logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
@@ -48,6 +52,31 @@ public struct OAuthEnvironment: Sendable {
         self.directory = directory
         self.codeKeys = codeKeys
         self.logger = logger
+        clients = changes.cache(OAuthClients.changes, droppedWholeBy: [ConfigStore.changes])
+    }
+
+    /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.
+    func client(_ clientID: String) async throws -> OAuthClient? {
+        try await clients.value(for: clientID) {
+            try await database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) }
+        }
+    }
+
+    /// Runs `queries` as one pipeline (one round trip, one implicit transaction) on the calling loop's pool, led by
+    /// the read of client `clientID` unless it is cached; returns the client (nil when there is none) and the
+    /// results of `queries`.
+    func pipeline(clientID: String, _ queries: [PostgresQuery]) async throws -> (OAuthClient?, [PostgresResult]) {
+        let (cached, epoch) = clients.cached(clientID)
+        if let cached {
+            return (cached, try await database.withPool { pool in try await pool.pipeline(queries) })
+        }
+        let readAt = ContinuousClock.now
+        let results = try await database.withPool { pool in
+            try await pool.pipeline([OAuthClients.find(clientID: clientID)] + queries)
+        }
+        let client = try results[0].rows.first.map(OAuthClients.client(row:))
+        clients.store(client, for: clientID, loadedAt: readAt, epoch: epoch)
+        return (client, Array(results.dropFirst()))
     }
 
     /// The claims of `token` when it is an access token of this issuer with a valid signature that has not

@@ -35,7 +35,7 @@ public struct RevocationEndpoint: Sendable {
         let token = try form.required("token")
         let clientID = credentials.clientID
         _ = try credentials.authenticate(
-            try await environment.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) })
+            try await environment.client(clientID))
         let now = environment.clock.now()
         if token.contains(".") {
             guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID,

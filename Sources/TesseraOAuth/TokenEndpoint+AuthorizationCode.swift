@@ -7,7 +7,7 @@ import TesseraPostgres
 extension TokenEndpoint {
     /// The `authorization_code` grant (RFC 6749 §4.1.3, RFC 7636 §4.6) in one database round trip and one
     /// transaction: the sealed code is opened and checked in memory (its client, redirect URI, verifier and
-    /// expiry), then one pipeline reads the client's row and runs one statement that spends the code (inserts its
+    /// expiry), then one pipeline reads the client's row (unless cached) and runs one statement that spends the code (inserts its
     /// digest: the primary key makes it single use across the fleet) and, when every check passes (the in-memory
     /// ones, the user present, enabled and of the client's tenant, the sign-in not revoked), creates the token
     /// family and its first refresh token and returns the user.
@@ -27,10 +27,7 @@ extension TokenEndpoint {
         do {
             sealed = try SealedAuthorizationCode.open(code, keys: environment.codeKeys)
         } catch {
-            let client = try await environment.database.withPool { pool in
-                try await pool.pipeline([OAuthClients.find(clientID: clientID)])
-            }
-            try require(.authorizationCode, by: try credentials.authenticate(try client[0].rows.first.map(OAuthClients.client(row:))))
+            try require(.authorizationCode, by: try credentials.authenticate(try await environment.client(clientID)))
             throw error
         }
         let grant = sealed.grant
@@ -43,14 +40,11 @@ extension TokenEndpoint {
             grant.scope, grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID,
             grant.signInFamilyID, sealed.expiresAt,
         ]
-        let results = try await environment.database.withPool { pool in
-            try await pool.pipeline([
-                OAuthClients.find(clientID: clientID), PostgresQuery(Self.redeemStatement, parameters),
-            ])
-        }
-        let client = try credentials.authenticate(try results[0].rows.first.map(OAuthClients.client(row:)))
+        let (found, results) = try await environment.pipeline(
+            clientID: clientID, [PostgresQuery(Self.redeemStatement, parameters)])
+        let client = try credentials.authenticate(found)
         try require(.authorizationCode, by: client)
-        guard let row = results[1].rows.first else {
+        guard let row = results[0].rows.first else {
             try await revokeReplayed(codeDigest, now: now)
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
         }

@@ -10,7 +10,7 @@ extension TokenEndpoint {
         let requested = try form["scope"].map { text throws(OAuthError) in try Scope(parsing: text) }
         let clientID = credentials.clientID
         let client = try credentials.authenticate(
-            try await environment.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) })
+            try await environment.client(clientID))
         guard client.type == .confidential else {
             throw OAuthError(.unauthorizedClient, "client_credentials is for confidential clients only")
         }

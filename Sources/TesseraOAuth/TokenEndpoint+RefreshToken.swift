@@ -4,7 +4,7 @@ import TesseraHTTP
 import TesseraPostgres
 
 extension TokenEndpoint {
-    /// The `refresh_token` grant (RFC 6749 §6) in one round trip: a pipeline of the client's row and one statement
+    /// The `refresh_token` grant (RFC 6749 §6) in one round trip: a pipeline of the client's row (unless cached) and one statement
     /// that uses the token once, issues its replacement (valid the client's `refreshTokenTTL`) and returns the
     /// family and its user. Only families of the authenticated client are refreshed; `scope` may narrow the new
     /// access token's scope, never widen it (`invalid_scope`); the family keeps its scope.
@@ -19,17 +19,15 @@ extension TokenEndpoint {
         let replacement = try SecretDigest.make()
         let secretDigest = try credentials.secretDigest()
         let clientID = credentials.clientID
-        let results = try await environment.database.withPool { pool in
-            try await pool.pipeline([
-                OAuthClients.find(clientID: clientID),
+        let (found, results) = try await environment.pipeline(
+            clientID: clientID,
+            [
                 PostgresQuery(
-                    Self.refreshStatement,
-                    [digest, clientID, now, replacement.digest, requested?.text, secretDigest]),
+                    Self.refreshStatement, [digest, clientID, now, replacement.digest, requested?.text, secretDigest])
             ])
-        }
-        let client = try credentials.authenticate(try results[0].rows.first.map(OAuthClients.client(row:)))
+        let client = try credentials.authenticate(found)
         try require(.refreshToken, by: client)
-        guard let row = results[1].rows.first else {
+        guard let row = results[0].rows.first else {
             throw try await refreshFailure(digest, clientID: clientID, requested: requested, now: now)
         }
         let familyID = try row.decode(String.self, at: 0)

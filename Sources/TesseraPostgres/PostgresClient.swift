@@ -6,12 +6,16 @@ public import TesseraLoop
 public final class PostgresClient: Sendable {
     private let pools: [PostgresPool]
     private let group: EventLoopGroup
+    private let configuration: PostgresConfiguration
+    /// The listeners made by ``listen(channel:onEvent:)``, closed by ``shutdown()``.
+    private let listeners = Mutex<[PostgresListener]>([])
     /// Ready connections per loop, written by each pool on its loop, read from anywhere.
     private let readyTable: ReadyTable
 
     /// Prepares one pool per loop; nothing connects until ``start(timeout:)``.
     public init(configuration: PostgresConfiguration, group: EventLoopGroup) {
         self.group = group
+        self.configuration = configuration
         let readyByLoop = ReadyTable(count: group.loops.count)
         pools = group.loops.map { loop in
             PostgresPool(loop: loop, configuration: configuration) { ready in readyByLoop.set(loop.index, ready) }
@@ -63,8 +67,21 @@ public final class PostgresClient: Sendable {
     /// Connections per loop.
     public var connectionsPerLoop: Int { pools.first?.size ?? 0 }
 
-    /// Closes every connection; later requests fail as unavailable.
+    /// Starts a session of its own on the group's first loop that listens on `channel` and reports to `onEvent` on
+    /// that loop (see ``PostgresListener``); ``shutdown()`` closes it.
+    public func listen(
+        channel: String, onEvent: @escaping @Sendable (PostgresListener.Event) -> Void
+    ) -> PostgresListener {
+        let loop = group.loops[0]
+        let listener = PostgresListener(configuration: configuration, loop: loop, channel: channel, onEvent: onEvent)
+        listeners.withLock { $0.append(listener) }
+        loop.execute { listener.start() }
+        return listener
+    }
+
+    /// Closes every connection and listener; later requests fail as unavailable.
     public func shutdown() async {
+        for listener in listeners.withLock({ $0 }) { _ = try? await listener.loop.submit { listener.close() } }
         for pool in pools { _ = try? await pool.loop.submit { pool.close() } }
     }
 }

@@ -32,6 +32,8 @@ final class PostgresConnection: @unchecked Sendable {
     private(set) var lastError = "not connected yet"
     /// Called after every phase change; the pool tracks readiness and waiters with it.
     var onPhaseChange: ((PostgresConnection) -> Void)?
+    /// Called with the payload of every `NOTIFY` the connection receives for a channel it listens on.
+    var onNotification: ((_ channel: String, _ payload: String) -> Void)?
 
     private var connection: OpaquePointer?
     private var poll: SocketPoll?
@@ -234,6 +236,17 @@ final class PostgresConnection: @unchecked Sendable {
         guard phase == .ready else { return }
         guard PQconsumeInput(connection) == 1 else { return lose(connectionMessage() ?? "connection lost") }
         collectResults(connection)
+        deliverNotifications(connection)
+    }
+
+    /// Hands every notification libpq has read to ``onNotification``.
+    private func deliverNotifications(_ connection: OpaquePointer) {
+        while let notification = PQnotifies(connection) {
+            let channel = String(cString: notification.pointee.relname)
+            let payload = String(cString: notification.pointee.extra)
+            PQfreemem(notification)
+            onNotification?(channel, payload)
+        }
     }
 
     /// Writes buffered output; keeps watching for writability while libpq has more.

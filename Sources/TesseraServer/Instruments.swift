@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraMetrics
 import TesseraPostgres
 import TesseraRPC
@@ -13,7 +14,7 @@ struct Instruments: Sendable {
     /// JSON-RPC call latency by listener and method.
     let rpcLatency: Histogram
 
-    init(registry: MetricsRegistry, database: PostgresClient) {
+    init(registry: MetricsRegistry, database: PostgresClient, changes: ChangeFeed) {
         httpRequests = registry.counter(
             "tessera_http_requests_total", help: "HTTP requests answered, by listener, route and status.",
             labels: ["listener", "route", "status"])
@@ -34,6 +35,17 @@ struct Instruments: Sendable {
             return database.readyConnectionsByLoop.enumerated().flatMap { loop, ready in
                 [([String(loop), "ready"], Double(ready)), ([String(loop), "down"], size - Double(ready))]
             }
+        }
+        registry.gauge(
+            "tessera_change_listener_up",
+            help: "1 while the session that listens for change notices listens (caches then follow changes at once).")
+        {
+            [([], changes.isListening ? 1 : 0)]
+        }
+        registry.gauge(
+            "tessera_change_notices_heard", help: "Change notices heard since start (each drops cached rows).")
+        {
+            [([], Double(changes.noticesHeard))]
         }
     }
 

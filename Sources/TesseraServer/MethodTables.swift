@@ -34,7 +34,9 @@ enum AdminMethods {
         registerKeys(services.adminKeys, signingKeys: services.signingKeys, into: &table)
         registerUsers(services.usersAdmin, into: &table)
         registerClients(
-            OAuthClientsAdmin(database: services.database, configs: services.configs, clock: services.clock),
+            OAuthClientsAdmin(
+                database: services.database, configs: services.configs, clock: services.clock,
+                changes: services.changes),
             into: &table)
         registerFactorServices(factorServices, into: &table)
         return table

@@ -32,7 +32,7 @@ public final class TesseraServer: Sendable {
     ) {
         self.configuration = configuration
         self.metrics = metrics
-        let instruments = Instruments(registry: metrics, database: database)
+        let instruments = Instruments(registry: metrics, database: database, changes: services.changes)
         let phoneCodes = SMSCodeIssuer(
             sender: sms,
             appVerification: configuration.appVerification == .enforced

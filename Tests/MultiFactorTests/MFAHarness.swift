@@ -54,6 +54,7 @@ struct MFAHarness {
                 [id, text])
         } else {
             try await core.sql("UPDATE tenants SET config = $2::text::jsonb WHERE tenant_id = $1", [id, text])
+            core.tenantChanged(id)
         }
     }
 

@@ -156,6 +156,7 @@ struct PhoneSignInTests {
             try await phone.core.sql(
                 "UPDATE tenants SET config = jsonb_set(config, '{enablePhoneSignIn}', 'false') WHERE tenant_id = $1",
                 [tenant])
+            phone.core.tenantChanged(tenant)
             #expect(try await reason { _ = try await phone.send(number, tenantID: tenant) } == .operationNotAllowed)
             #expect(
                 try await reason {

@@ -16,7 +16,9 @@ struct ClientsHarness {
     /// Runs `body` over the test database.
     static func run(_ body: (ClientsHarness) async throws -> Void) async throws {
         try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
-            let admin = OAuthClientsAdmin(database: core.database, configs: core.services.configs, clock: core.clock)
+            let admin = OAuthClientsAdmin(
+                database: core.database, configs: core.services.configs, clock: core.clock,
+                changes: core.services.changes)
             try await body(ClientsHarness(core: core, admin: admin))
         }
     }

@@ -39,7 +39,7 @@ struct OAuthHarness {
         environment = OAuthEnvironment(
             database: core.database, signingKeys: core.services.signingKeys, issuer: core.services.tokens.issuer,
             clock: core.clock, directory: FactorDirectory(builtIn: factors), codeKeys: codeKeys ?? core.services.codeKeys,
-            logger: Logger(label: "oauth-test"))
+            changes: core.services.changes, logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
         introspection = IntrospectionEndpoint(environment: environment)

@@ -74,6 +74,35 @@ public struct CoreHarness: Sendable {
         }
     }
 
+    /// Runs `body` with the services of a second server over the same database (its own connections, loop and
+    /// change listener, caches serving values for at most `staleness`, sessions named `applicationName` when
+    /// given): for tests of what a fleet shares.
+    public func withSecondServer<T>(
+        staleness: Duration = .seconds(60), applicationName: String? = nil, _ body: (CoreServices) async throws -> T
+    ) async throws -> T {
+        guard var url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"] else { throw NoTestDatabase() }
+        if let applicationName { url += (url.contains("?") ? "&" : "?") + "application_name=\(applicationName)" }
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
+        try await database.start(timeout: .seconds(5))
+        do {
+            let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
+                try MasterKey.load(fromFile: $0)
+            }
+            let services = try CoreServices(
+                database: database, issuer: Self.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
+                email: mail, clock: clock, hasher: Self.cheapHasher, changes: ChangeFeed(staleness: staleness))
+            try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test-second-server"))
+            let value = try await body(services)
+            await database.shutdown()
+            return value
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
     /// Checks a project-level password the way a sign-in does.
     public func checkPassword(email: String, password: String) async throws {
         let accounts = services.accounts
@@ -94,6 +123,12 @@ public struct CoreHarness: Sendable {
     @discardableResult
     public func sql(_ text: String, _ parameters: [any PostgresEncodable & Sendable] = []) async throws -> Int {
         try await database.withPool { pool in try await pool.query(text, parameters).rowCount }
+    }
+
+    /// Drops this server's cached configuration of `tenantID`, for tests that change a tenant's row straight in the
+    /// table (the admin methods announce their changes themselves).
+    public func tenantChanged(_ tenantID: String) {
+        services.changes.drop(ConfigStore.changes, key: tenantID)
     }
 
     /// Stores tenant `id` configured by `json` (a `Tenant` document, read as `tenants.create` reads it), straight in

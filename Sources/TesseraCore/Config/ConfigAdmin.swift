@@ -35,6 +35,7 @@ public final class ConfigAdmin: Sendable {
     ) async throws -> JSONObject {
         try actor.principal.requireProject()
         let now = clock.now()
+        defer { configs.changed(tenantID: nil) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 try await transaction.query(
@@ -46,6 +47,7 @@ public final class ConfigAdmin: Sendable {
                 let after = try ProjectConfig(json: merged).json
                 try await transaction.query(
                     "UPDATE project_config SET config = $1, updated_at = $2", [PostgresJSONB(JSONValue.object(after).text), now])
+                try await self.configs.announceChange(tenantID: nil, in: transaction)
                 try await AuditLog.record(
                     transaction, actor: actor, target: "projects/config", tenantID: nil, before: .object(before),
                     after: .object(after), now: now)
@@ -63,11 +65,13 @@ public final class ConfigAdmin: Sendable {
         let tenantID = "t-" + (try SecureRandom.identifier()).lowercased().filter { $0.isLetter || $0.isNumber }
         let tenant = try Tenant(json: body, tenantId: tenantID)
         let now = clock.now()
+        defer { configs.changed(tenantID: tenantID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 try await transaction.query(
                     "INSERT INTO tenants (tenant_id, config, created_at, updated_at) VALUES ($1, $2, $3, $3)",
                     [tenantID, PostgresJSONB(JSONValue.object(tenant.json).text), now])
+                try await self.configs.announceChange(tenantID: tenantID, in: transaction)
                 try await AuditLog.record(
                     transaction, actor: actor, target: tenant.name, tenantID: tenantID, before: nil,
                     after: .object(tenant.json), now: now)
@@ -112,6 +116,7 @@ public final class ConfigAdmin: Sendable {
     ) async throws -> JSONObject {
         try actor.principal.require(tenant: tenantID)
         let now = clock.now()
+        defer { configs.changed(tenantID: tenantID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
                 let before = try await self.configs.tenant(transaction, tenantID, forUpdate: true).json
@@ -120,6 +125,7 @@ public final class ConfigAdmin: Sendable {
                 try await transaction.query(
                     "UPDATE tenants SET config = $2, updated_at = $3 WHERE tenant_id = $1",
                     [tenantID, PostgresJSONB(JSONValue.object(after).text), now])
+                try await self.configs.announceChange(tenantID: tenantID, in: transaction)
                 try await AuditLog.record(
                     transaction, actor: actor, target: "tenants/\(tenantID)", tenantID: tenantID,
                     before: .object(before), after: .object(after), now: now)
@@ -133,10 +139,12 @@ public final class ConfigAdmin: Sendable {
     public func deleteTenant(_ tenantID: String, actor: AuditLog.Actor) async throws {
         try actor.principal.requireProject()
         let now = clock.now()
+        defer { configs.changed(tenantID: tenantID) }
         try await database.withPool { pool in
             try await pool.transaction { transaction in
                 let before = try await self.configs.tenant(transaction, tenantID, forUpdate: true).json
                 try await transaction.query("DELETE FROM tenants WHERE tenant_id = $1", [tenantID])
+                try await self.configs.announceChange(tenantID: tenantID, in: transaction)
                 try await AuditLog.record(
                     transaction, actor: actor, target: "tenants/\(tenantID)", tenantID: tenantID,
                     before: .object(before), after: nil, now: now)

@@ -4,7 +4,16 @@ public import TesseraPostgres
 
 /// Reads the stored project configuration and tenants, and resolves the configuration a user method runs under
 /// (API §4 rule 1). The project row is created with defaults on first write; until then the defaults apply.
+///
+/// The resolved configurations are cached by tenant and kept fresh by change notices (``changes``): a writer calls
+/// ``announceChange(tenantID:in:)`` inside its transaction and ``changed(tenantID:)`` after it commits.
 public final class ConfigStore: Sendable {
+    /// The topic of change notices about configuration, keyed by tenant id; the project's has no key (every
+    /// tenant inherits from it).
+    public static let changes = ChangeTopic("config")
+    private let feed: ChangeFeed
+    /// Resolved configurations by tenant id ("" for the project level).
+    private let resolved: FleetCache<EffectiveConfig>
     /// Effective configurations by the stored texts they were parsed from. The database stays the only source of
     /// truth (every read fetches the texts, and a changed row has a new text); the server just parses each text
     /// once instead of on every request.
@@ -12,8 +21,23 @@ public final class ConfigStore: Sendable {
     /// How many parsed configurations are kept before the memo starts afresh.
     private static let parsedLimit = 256
 
-    /// Creates the store.
-    public init() {}
+    /// A store whose cache `feed`'s notices keep fresh.
+    public init(changes feed: ChangeFeed) {
+        self.feed = feed
+        resolved = feed.cache(Self.changes)
+    }
+
+    /// Announces, inside `db`'s transaction, that the configuration of `tenantID` (nil: the project's, and so every
+    /// tenant's) changed; delivered to every server when the transaction commits.
+    func announceChange(tenantID: String?, in db: some SQLRunner) async throws {
+        try await ChangeFeed.announce(Self.changes, key: tenantID, in: db)
+    }
+
+    /// Drops this server's cached configuration of `tenantID` (nil: all) once a change has committed, so that its
+    /// next read sees it before the notice arrives.
+    func changed(tenantID: String?) {
+        feed.drop(Self.changes, key: tenantID)
+    }
 
     /// The project configuration.
     func project(_ db: some SQLRunner, forUpdate: Bool = false) async throws -> ProjectConfig {
@@ -41,9 +65,12 @@ public final class ConfigStore: Sendable {
     }
 
     /// The configuration of the project level (nil) or of a tenant, by inheritance, in one round trip.
+    /// Cached (see the type's notes).
     public func effective(_ db: some SQLRunner, tenantID: String?) async throws -> EffectiveConfig {
-        let result = try await db.query("SELECT \(Self.storedTexts(tenantID: "$1"))", [tenantID ?? ""])
-        return try effective(StoredTexts(row: result[0], at: 0, tenantID: tenantID))
+        try await resolved.value(for: tenantID ?? "") {
+            let result = try await db.query("SELECT \(Self.storedTexts(tenantID: "$1"))", [tenantID ?? ""])
+            return try effective(StoredTexts(row: result[0], at: 0, tenantID: tenantID))
+        }
     }
 
     /// Two SQL columns holding the stored texts of ``effective(_:)``: the project's, then the tenant's whose id is

@@ -9,8 +9,9 @@ public import TesseraJSON
 ///
 /// The newest key that is not retired signs. `keys.rotate` retires the current key and makes a new one; retired
 /// keys stay published in the JWKS for ``retiredKeyPublication`` so the tokens they signed keep verifying until
-/// they expire. Each server caches the keys and reloads them every ``refreshInterval``, and at once when a token
-/// names a key it does not know, so a rotation on one server of a fleet reaches the others within seconds.
+/// they expire. Each server caches the keys and reloads them when a rotation's change notice arrives (see
+/// ``ChangeFeed``; `CoreServices` subscribes), every ``refreshInterval`` in case a notice was lost, and at once when
+/// a token names a key it does not know.
 public final class SigningKeys: Sendable {
     /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
     public static let retiredKeyPublication: TimeInterval = 86_400
@@ -83,16 +84,20 @@ public final class SigningKeys: Sendable {
         try await snapshot().published.jwks
     }
 
-    /// Retires the current key and makes a new one inside `transaction`; returns the new `kid`. Call
-    /// ``invalidate()`` once the transaction has committed.
+    /// Retires the current key and makes a new one inside `transaction`, announcing the change to the fleet
+    /// (``changes``); returns the new `kid`. Call ``invalidate()`` once the transaction has committed.
     public func rotate(in transaction: PostgresTransaction) async throws -> String {
         try await Self.lock(transaction)
         let now = clock.now()
         try await transaction.query(
             "UPDATE signing_keys SET retired_at = $1, publish_until = $2 WHERE retired_at IS NULL",
             [now, now.addingTimeInterval(Self.retiredKeyPublication)])
+        try await ChangeFeed.announce(Self.changes, in: transaction)
         return try await insertNewKey(transaction)
     }
+
+    /// The topic of change notices about the signing keys (no key: they are reloaded whole).
+    public static let changes = ChangeTopic("signing_keys")
 
     /// Drops the cache so the next use reloads from the database.
     public func invalidate() {

@@ -69,7 +69,7 @@ import Testing
 
 @Suite struct StoredConfigTextsTests {
     @Test func eachStoredTextIsResolvedAfreshAndAChangedTextIsSeenAtOnce() throws {
-        let store = ConfigStore()
+        let store = ConfigStore(changes: ChangeFeed())
         let enabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One"}"#)
         let disabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One","disableAuth":true}"#)
         #expect(try !store.effective(enabled).disabled)
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func aNamedTenantWithoutARowIsNotFoundEveryTime() {
-        let store = ConfigStore()
+        let store = ConfigStore(changes: ChangeFeed())
         let missing = StoredTexts(project: nil, tenantID: "gone", tenant: nil)
         for _ in 0..<2 {
             #expect(throws: AuthError.self) { try store.effective(missing) }

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// Values read from the database, kept by key for at most a staleness bound and dropped early by the
+/// ``ChangeFeed``'s notices; safe from any thread.
+///
+/// A read that started before a notice never stores its (possibly stale) result: every drop moves an epoch, and a
+/// load stores only if the epoch it began in is still current.
+public final class FleetCache<Value: Sendable>: Sendable {
+    private struct Entry {
+        let value: Value
+        let loadedAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var epoch: UInt64 = 0
+    }
+
+    /// The longest a value is served.
+    public let staleness: Duration
+    /// The most keys held; the cache starts over when a new key would exceed it.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    init(staleness: Duration, capacity: Int) {
+        precondition(capacity > 0)
+        self.staleness = staleness
+        self.capacity = capacity
+    }
+
+    /// The value of `key`: the cached one while younger than ``staleness``, else what `load` returns (kept unless a
+    /// notice came in meanwhile). `load`'s errors are thrown and nothing is kept.
+    public func value(for key: String, load: () async throws -> Value) async throws -> Value {
+        let loadedAt = ContinuousClock.now
+        let (cached, epoch) = cached(key)
+        if let cached { return cached }
+        let value = try await load()
+        store(value, for: key, loadedAt: loadedAt, epoch: epoch)
+        return value
+    }
+
+    /// Keeps `value`, read from the database at `loadedAt` (before the read began), for `key` unless a notice came in
+    /// since `epoch`; for readers that fetch several things in one round trip.
+    public func store(_ value: Value, for key: String, loadedAt: ContinuousClock.Instant, epoch: UInt64) {
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            if state.entries[key] == nil, state.entries.count >= capacity { state.entries.removeAll() }
+            state.entries[key] = Entry(value: value, loadedAt: loadedAt)
+        }
+    }
+
+    /// The value of `key` if cached and younger than ``staleness``, and the epoch to pass to
+    /// ``store(_:for:loadedAt:epoch:)`` after reading it otherwise.
+    public func cached(_ key: String) -> (value: Value?, epoch: UInt64) {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard let entry = state.entries[key], now - entry.loadedAt < staleness else { return (nil, state.epoch) }
+            return (entry.value, state.epoch)
+        }
+    }
+
+    /// Keys held now (fresh or not); for tests and metrics.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    func invalidate(key: String?) {
+        state.withLock { state in
+            state.epoch &+= 1
+            if let key { state.entries[key] = nil } else { state.entries.removeAll() }
+        }
+    }
+}

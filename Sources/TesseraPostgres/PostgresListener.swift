@@ -1,0 +1,84 @@
+public import TesseraLoop
+
+/// A database session of its own that `LISTEN`s on one channel and reports what it hears; use it only on its
+/// loop's thread.
+///
+/// PostgreSQL delivers a `NOTIFY` only to sessions listening when it commits, so a listener that was disconnected
+/// has missed an unknown number of them: it reports ``Event/lost`` when its session breaks and
+/// ``Event/listening`` each time it listens again (first start included), after which whoever caches what the
+/// notifications describe must treat everything cached as stale. The session reconnects by itself, with the
+/// configuration's backoff.
+public final class PostgresListener: @unchecked Sendable {
+    /// What the listener reports, on its loop.
+    public enum Event: Sendable, Equatable {
+        /// The session listens (again): notifications committed before this may have been missed.
+        case listening
+        /// A notification's payload.
+        case notification(String)
+        /// The session broke: notifications are missed until the next ``listening``.
+        case lost
+    }
+
+    /// The loop the session runs on.
+    public let loop: EventLoop
+    /// The channel listened on.
+    public let channel: String
+    private let connection: PostgresConnection
+    private let onEvent: (Event) -> Void
+    private var isListening = false
+
+    /// A listener on `channel` (a lower-case SQL identifier: letters, digits and `_`) that reports to `onEvent` on
+    /// `loop`; nothing connects until ``start()``.
+    public init(
+        configuration: PostgresConfiguration, loop: EventLoop, channel: String,
+        onEvent: @escaping (Event) -> Void
+    ) {
+        precondition(
+            !channel.isEmpty && channel.utf8.count <= 63 && channel.utf8.first.map { !(48...57).contains($0) } == true
+                && channel.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 },
+            "a channel is a lower-case SQL identifier")
+        self.loop = loop
+        self.channel = channel
+        self.onEvent = onEvent
+        connection = PostgresConnection(loop: loop, configuration: configuration)
+    }
+
+    /// Connects and listens; reconnects and listens again after every break.
+    public func start() {
+        loop.preconditionInEventLoop()
+        connection.onNotification = { [unowned self] channel, payload in
+            if isListening, channel == self.channel { onEvent(.notification(payload)) }
+        }
+        connection.onPhaseChange = { [unowned self] connection in
+            if connection.phase == .ready {
+                listen()
+            } else if isListening {
+                isListening = false
+                onEvent(.lost)
+            }
+        }
+        connection.connect()
+    }
+
+    /// Stops listening for good.
+    public func close() {
+        loop.preconditionInEventLoop()
+        connection.onPhaseChange = nil
+        connection.onNotification = nil
+        isListening = false
+        connection.close()
+    }
+
+    private func listen() {
+        Task(executorPreference: loop) { [self] in
+            do {
+                _ = try await connection.run([PostgresQuery("LISTEN \(channel)")])
+            } catch {
+                return  // The session broke again (it reconnects and tries again) or is closing.
+            }
+            guard connection.phase == .ready, !isListening else { return }
+            isListening = true
+            onEvent(.listening)
+        }
+    }
+}

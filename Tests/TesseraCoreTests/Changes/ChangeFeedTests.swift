@@ -1,0 +1,161 @@
+import Synchronization
+import TesseraJSON
+import TesseraPostgres
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraCore
+
+/// The caches the change notices keep fresh, as values, and a configuration change crossing from one server to
+/// another over the test database.
+@Suite struct ChangeFeedTests {
+    static let clients = ChangeTopic("test_clients")
+    static let tenants = ChangeTopic("test_tenants")
+
+    @Test func aCachedValueIsServedUntilItsKeyIsDroppedOrItIsTooOld() async throws {
+        let feed = ChangeFeed(staleness: .milliseconds(200))
+        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        let loads = Counter()
+        let load = { @Sendable () async throws -> Int in loads.next() }
+        #expect(try await cache.value(for: "a", load: load) == 1)
+        #expect(try await cache.value(for: "a", load: load) == 1)
+        #expect(try await cache.value(for: "b", load: load) == 2)
+        feed.drop(Self.clients, key: "a")
+        #expect(try await cache.value(for: "a", load: load) == 3)
+        #expect(try await cache.value(for: "b", load: load) == 2)
+        feed.drop(Self.clients)
+        #expect(try await cache.value(for: "b", load: load) == 4)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(try await cache.value(for: "b", load: load) == 5)
+    }
+
+    @Test func aLoadThatRacedADropKeepsNothing() async throws {
+        let feed = ChangeFeed()
+        let cache: FleetCache<String> = feed.cache(Self.clients)
+        // The read began before the change was announced: its answer may predate the change, so it is not kept.
+        let value = try await cache.value(for: "a") {
+            feed.drop(Self.clients, key: "a")
+            return "before the change"
+        }
+        #expect(value == "before the change")
+        #expect(cache.cached("a").value == nil)
+        #expect(try await cache.value(for: "a") { "after" } == "after")
+        #expect(cache.cached("a").value == "after")
+    }
+
+    @Test func errorsAreNotCachedAndAbsenceIs() async throws {
+        struct Down: Error {}
+        let feed = ChangeFeed()
+        let cache: FleetCache<String?> = feed.cache(Self.clients)
+        await #expect(throws: Down.self) { try await cache.value(for: "a") { throw Down() } }
+        #expect(cache.count == 0)
+        #expect(try await cache.value(for: "a") { nil } == .some(nil))
+        #expect(try await cache.value(for: "a") { "not read again" } == .some(nil))
+    }
+
+    @Test func aFullCacheStartsOverAndAnotherTopicCanDropItWhole() async throws {
+        let feed = ChangeFeed()
+        let cache: FleetCache<Int> = feed.cache(Self.clients, droppedWholeBy: [Self.tenants], capacity: 3)
+        for (index, key) in ["a", "b", "c"].enumerated() { _ = try await cache.value(for: key) { index } }
+        #expect(cache.count == 3)
+        _ = try await cache.value(for: "d") { 4 }
+        #expect(cache.count == 1)
+        feed.drop(ChangeTopic("unrelated"), key: "d")
+        #expect(cache.count == 1)
+        feed.drop(Self.tenants, key: "t-1")
+        #expect(cache.count == 0)
+    }
+
+    @Test func aTenantChangedOnOneServerIsSeenOnAnotherAtOnce() async throws {
+        try await CoreHarness.run { a in
+            let actor = AuditLog.Actor(
+                principal: AdminPrincipal(keyID: "feed-test", scope: .project), method: "tenants.update",
+                requestID: "req-feed")
+            let created = try await a.services.configAdmin.createTenant(["displayName": "Before"], actor: actor)
+            let tenantID = try #require(created["tenantId"]?.stringValue)
+            // B caches for a minute: only the notice can make it see the change in time.
+            try await a.withSecondServer(staleness: .seconds(60)) { b in
+                try await waitUntil { b.changes.isListening }
+                let before = try await b.database.withPool { pool in
+                    try await b.configs.effective(pool, tenantID: tenantID)
+                }
+                #expect(before.issuerName == "Before")
+                _ = try await a.services.configAdmin.updateTenant(
+                    tenantID, ["displayName": "After"], updateMask: "displayName", actor: actor)
+                try await waitUntil {
+                    let now = try await b.database.withPool { pool in
+                        try await b.configs.effective(pool, tenantID: tenantID)
+                    }
+                    return now.issuerName == "After"
+                }
+            }
+        }
+    }
+
+    @Test func aChangeMissedWhileTheListenerWasAwayIsReadAfterItListensAgain() async throws {
+        try await CoreHarness.run { a in
+            let tenantID = "t-feed\(UInt64.random(in: 0...UInt64.max))"
+            try await a.insertTenant(tenantID, ["displayName": "Before"])
+            let name = "tessera_feed_\(UInt32.random(in: 0...UInt32.max))"
+            try await a.withSecondServer(staleness: .seconds(60), applicationName: name) { b in
+                try await waitUntil { b.changes.isListening }
+                let read = { @Sendable in
+                    try await b.database.withPool { pool in try await b.configs.effective(pool, tenantID: tenantID) }
+                }
+                #expect(try await read().issuerName == "Before")
+                let sessions = b.changes.timesListening
+                // B's listening session is cut; it reconnects, and a change made straight in the table (no notice
+                // at all) meanwhile must not stay hidden behind B's minute-long cache.
+                try await a.sql(
+                    """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE application_name = $1 AND query = 'LISTEN \(ChangeFeed.channel)'
+                    """, [name])
+                try await a.sql(
+                    "UPDATE tenants SET config = jsonb_set(config, '{displayName}', '\"After\"') WHERE tenant_id = $1",
+                    [tenantID])
+                try await waitUntil { b.changes.timesListening > sessions }
+                #expect(try await read().issuerName == "After")
+            }
+        }
+    }
+
+    @Test func withoutNoticesAChangeIsSeenOnceTheCachedValueIsTooOld() async throws {
+        try await CoreHarness.run { a in
+            let tenantID = "t-feed\(UInt64.random(in: 0...UInt64.max))"
+            try await a.insertTenant(tenantID, ["displayName": "Before"])
+            try await a.withSecondServer(staleness: .milliseconds(300)) { b in
+                try await waitUntil { b.changes.isListening }
+                let read = { @Sendable in
+                    try await b.database.withPool { pool in try await b.configs.effective(pool, tenantID: tenantID) }
+                }
+                #expect(try await read().issuerName == "Before")
+                try await a.sql(
+                    "UPDATE tenants SET config = jsonb_set(config, '{displayName}', '\"After\"') WHERE tenant_id = $1",
+                    [tenantID])
+                #expect(try await read().issuerName == "Before")
+                try await Task.sleep(for: .milliseconds(350))
+                #expect(try await read().issuerName == "After")
+            }
+        }
+    }
+
+    @Test(
+        arguments: [("config", "config", nil), ("config:t-1", "config", "t-1"), ("a:b:c", "a", "b:c")]
+            as [(String, String, String?)])
+    func payloadsNameATopicAndMaybeAKey(_ payload: String, _ topic: String, _ key: String?) {
+        let parsed = ChangeFeed.parse(payload)
+        #expect(parsed.topic == topic && parsed.key == key)
+    }
+}
+
+/// Counts calls, from any thread.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Logging
+import MultiFactor
+import TesseraCore
+import TesseraCrypto
+import TesseraJSON
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraOAuth
+
+/// Two servers over one database: a client or a signing key changed through server A is seen by server B, whose
+/// caches would otherwise serve the old one for a minute, as soon as the change notice arrives.
+@Suite struct FleetChangeTests {
+    @Test func aClientChangedOrDeletedOnOneServerIsSeenOnAnother() async throws {
+        try await ClientsHarness.run { a in
+            let created = try await a.create([
+                "clientName": "Fleet", "type": "confidential", "grantTypes": ["client_credentials"],
+                "scopes": ["read"],
+            ])
+            let clientID = created.clientId
+            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                let environment = OAuthEnvironment(
+                    services: b, factors: FactorRegistry([]), logger: Logger(label: "fleet-test"))
+                try await waitUntil { b.changes.isListening }
+                let before = try #require(try await environment.client(clientID))
+                #expect(try await environment.client(clientID)?.secretDigest == before.secretDigest)
+
+                _ = try await a.admin.rotateSecret(clientID: clientID, actor: ClientsHarness.actor("rotate"))
+                let rotated = try #require(try await a.stored(clientID))
+                try await waitUntil { try await environment.client(clientID)?.secretDigest == rotated.secretDigest }
+
+                _ = try await a.admin.update(
+                    clientID: clientID, ["scopes": ["read", "write"]], updateMask: "scopes",
+                    actor: ClientsHarness.actor("update"))
+                try await waitUntil { try await environment.client(clientID)?.scopes == ["read", "write"] }
+
+                try await a.admin.delete(clientID: clientID, actor: ClientsHarness.actor("delete"))
+                try await waitUntil { try await environment.client(clientID) == nil }
+            }
+        }
+    }
+
+    @Test func aDeletedTenantTakesItsCachedClientsAlongOnEveryServer() async throws {
+        try await ClientsHarness.run { a in
+            let tenantID = try await a.tenant()
+            let created = try await a.create(
+                ["clientName": "Tenant's", "type": "public", "redirectUris": ["https://app.example/cb"]],
+                tenantID: tenantID)
+            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                let environment = OAuthEnvironment(
+                    services: b, factors: FactorRegistry([]), logger: Logger(label: "fleet-test"))
+                try await waitUntil { b.changes.isListening }
+                #expect(try await environment.client(created.clientId) != nil)
+                try await a.core.services.configAdmin.deleteTenant(tenantID, actor: ClientsHarness.actor("delete"))
+                try await waitUntil { try await environment.client(created.clientId) == nil }
+            }
+        }
+    }
+
+    @Test func aSigningKeyRotatedOnOneServerSignsOnAnother() async throws {
+        try await ClientsHarness.run { a in
+            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                try await waitUntil { b.changes.isListening }
+                _ = try await b.signingKeys.signer()
+                let kid = try await a.core.services.signingKeys.rotate(actor: ClientsHarness.actor("keys.rotate"))
+                // B's own reload is 30 s away: only the notice makes it sign with the new key now.
+                try await waitUntil { try await b.signingKeys.signer().kid == kid }
+            }
+        }
+    }
+}
