@@ -158,18 +158,51 @@ say "creating $max_users users and the clients through the admin RPC"
 "$load" setup --admin "127.0.0.1:$admin_port" --admin-key-file "$admin_key_file" --users "$max_users" \
     --state-file "$state_file" --loops "$loops"
 
+# table_state: prints "grants families refresh_tokens spent_codes expired_spent_codes bytes": the token
+# requests answered 200 so far (the server's own counter), the rows of the token tables, the spent codes already
+# past their expiry, and the bytes of every table and index of the server's database.
+table_state() {
+    local grants
+    grants=$(curl -sf "http://127.0.0.1:$admin_port/metrics" | awk '
+        /^tessera_http_requests_total\{/ && /route="\/oauth2\/token"/ && /status="200"/ { sum += $NF }
+        END { printf "%d", sum }')
+    printf '%s ' "$grants"
+    "$TESSERA_ROOT/scripts/dev-db.sh" psql "$server_database" -XAtq -F ' ' -c "
+        SELECT (SELECT count(*) FROM token_families), (SELECT count(*) FROM refresh_tokens),
+            (SELECT count(*) FROM oauth_spent_codes), (SELECT count(*) FROM oauth_spent_codes WHERE expires_at < now()),
+            (SELECT sum(pg_total_relation_size(relid)) FROM pg_stat_user_tables)"
+}
+
 raw=$results_dir/oauth.jsonl
 : >"$raw"
+rows=$results_dir/oauth-rows.txt
+{
+    printf '# what each scenario left in the database, per token request answered 200
+'
+    printf '%-20s %9s %12s %12s %12s %14s %12s
+' scenario grants 'families/op' 'refresh/op' 'spent codes' \
+        'expired spent' 'bytes/op'
+} >"$rows"
 failed=()
 sweep_argument=$(IFS=,; printf '%s' "${sweep_levels[*]:-none}")
 for scenario in "${scenario_list[@]}"; do
+    read -r grants_before families_before refresh_before _ _ bytes_before < <(table_state)
     say "measuring $scenario: $headline virtual users for ${seconds}s," \
         "sweep $sweep_argument for ${sweep_seconds}s each"
     "$load" run --target "127.0.0.1:$port" --state-file "$state_file" --scenario "$scenario" \
         --headline "$headline" --seconds "$seconds" --sweep "$sweep_argument" --sweep-seconds "$sweep_seconds" \
         --warmup "$warmup" --loops "$loops" --server-pid "$server_pid" --database-url "$server_url" >>"$raw" \
         || { say "error: the load generator failed on $scenario (see $server_log)"; failed+=("$scenario"); }
+    "$TESSERA_ROOT/scripts/dev-db.sh" psql "$server_database" -XAtqc "CHECKPOINT" >/dev/null
+    read -r grants_after families_after refresh_after spent_after expired_after bytes_after < <(table_state)
+    awk -v scenario="$scenario" -v g=$((grants_after - grants_before)) -v f=$((families_after - families_before)) \
+        -v r=$((refresh_after - refresh_before)) -v s="$spent_after" -v e="$expired_after" \
+        -v b=$((bytes_after - bytes_before)) 'BEGIN {
+            printf "%-20s %9d %12.3f %12.3f %12d %14d %12.0f\n", scenario, g, (g ? f / g : 0), (g ? r / g : 0), s, e,
+                (g ? b / g : 0) }' >>"$rows"
 done
+printf '%s\n' "(spent codes: rows held at the end, each deleted by later redemptions once past its 60 s expiry;" \
+    "bytes/op: growth of every table and index, which includes pages PostgreSQL keeps for reuse)" >>"$rows"
 
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r after after_avg after_db <<<"$measured"
@@ -188,5 +221,6 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
     --ceiling-db-cpu "$(((before_db + after_db) / 2))" \
     --steal-percent "$steal_percent" --title "$title"
-say "results written to $results_dir/oauth.txt, oauth.csv and oauth.png"
+cat "$rows" >>"$results_dir/oauth.txt"
+say "results written to $results_dir/oauth.txt, oauth.csv, oauth-rows.txt and oauth.png"
 ((${#failed[@]} == 0)) || die "no (or partial) results for: ${failed[*]}"

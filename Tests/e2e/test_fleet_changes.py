@@ -1,0 +1,89 @@
+"""Two servers on one database: what one server caches (clients, configuration, signing keys) follows a change
+made through the other at once, through the change notices (docs/operations.md), long before the 5 s staleness
+bound would."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import pytest
+import requests
+
+from identity import call, reason_of
+from servers import extra_server
+
+# Well under the staleness bound (5 s): only a notice can make the second server see a change this fast.
+PROMPTLY = 2.0
+
+
+@pytest.fixture(scope="module")
+def server_b(public_url):
+    """A second server on the suite's database: (public, admin)."""
+    with extra_server("fleet-b", public_url, [], admin=True) as listeners:
+        yield listeners
+
+
+def eventually(check, within: float = PROMPTLY):
+    """Polls `check` until it returns true; fails after `within` seconds."""
+    deadline = time.monotonic() + within
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within {within} s"
+        time.sleep(0.02)
+
+
+def client_credentials(listener, client_id: str, secret: str) -> requests.Response:
+    return requests.post(f"{listener.url}/oauth2/token", data={"grant_type": "client_credentials"},
+                         auth=(client_id, secret), timeout=10)
+
+
+def test_a_rotated_secret_and_a_deleted_client_are_refused_by_the_other_server_at_once(admin, server_b):
+    public_b, _ = server_b
+    created = call(admin, "oauthClients.create", {"client": {
+        "clientName": "Fleet", "type": "confidential", "grantTypes": ["client_credentials"], "scopes": ["read"]}})
+    client_id, old_secret = created["clientId"], created["clientSecret"]
+    # B reads the client once and caches it.
+    assert client_credentials(public_b, client_id, old_secret).status_code == 200
+    assert client_credentials(public_b, client_id, old_secret).status_code == 200
+
+    new_secret = call(admin, "oauthClients.rotateSecret", {"clientId": client_id})["clientSecret"]
+    eventually(lambda: client_credentials(public_b, client_id, old_secret).status_code == 401)
+    assert client_credentials(public_b, client_id, new_secret).status_code == 200
+
+    call(admin, "oauthClients.update", {"clientId": client_id, "client": {"scopes": ["read", "write"]},
+                                        "updateMask": "scopes"})
+    eventually(lambda: client_credentials(public_b, client_id, new_secret).json().get("scope") == "read write")
+
+    call(admin, "oauthClients.delete", {"clientId": client_id})
+    eventually(lambda: client_credentials(public_b, client_id, new_secret).status_code == 401)
+
+
+def test_a_tenant_disabled_on_one_server_is_disabled_on_the_other_at_once(admin, server_b):
+    public_b, _ = server_b
+    tenant = call(admin, "tenants.create", {"tenant": {"displayName": "Fleet"}})["tenantId"]
+    sign_up = {"email": f"fleet-{time.monotonic_ns()}@example.com", "password": "correct horse battery",
+               "tenantId": tenant}
+    assert "idToken" in call(public_b, "accounts.signUp", sign_up)
+    call(admin, "tenants.update", {"tenantId": tenant, "tenant": {"disableAuth": True}, "updateMask": "disableAuth"})
+
+    def refused() -> bool:
+        again = dict(sign_up, email=f"fleet-{time.monotonic_ns()}@example.com")
+        return reason_of(public_b, "accounts.signUp", again) == "PROJECT_DISABLED"
+    eventually(refused)
+
+
+def test_a_rotated_signing_key_signs_on_the_other_server_at_once(admin, server_b):
+    public_b, _ = server_b
+    created = call(admin, "oauthClients.create", {"client": {
+        "clientName": "Fleet keys", "type": "confidential", "grantTypes": ["client_credentials"]}})
+
+    def kid_of_b() -> str:
+        answer = client_credentials(public_b, created["clientId"], created["clientSecret"])
+        header = answer.json()["access_token"].split(".")[0]
+        return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"]
+
+    kid_of_b()
+    new_kid = call(admin, "keys.rotate")["kid"]
+    # B reloads its keys every 30 s on its own; the notice makes it sign with the new key now.
+    eventually(lambda: kid_of_b() == new_kid)
