@@ -24,6 +24,13 @@ public import TesseraPostgres
 /// fleet) with the token family it created, for replay detection; a row lives until the code's own expiry, and has
 /// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
 /// live 60 s).
+///
+/// Version 5 drops the foreign key from `token_families.client_id` to `oauth_clients`: every grant inserted a family
+/// under it, and each insert share-locked the client's row, one hot row for all of a client's users (concurrent
+/// grants then share that lock through a multixact). A trigger keeps the cascade: deleting a client (also through
+/// its tenant's deletion) deletes its families, and with them their refresh tokens and browser sessions. The grants'
+/// statements check that the client exists when they insert a family; a family inserted while its client was being
+/// deleted is left without a client and can never be refreshed (the refresh statement finds no client).
 public enum OAuthMigrations {
     /// The migrations of module `oauth`, in order.
     public static let all: [Migration] = [
@@ -31,7 +38,21 @@ public enum OAuthMigrations {
         Migration(module: "oauth", version: 2, name: "login_flows_and_browser_sessions", sql: loginFlows),
         Migration(module: "oauth", version: 3, name: "codes_name_their_sign_in", sql: codesNameTheirSignIn),
         Migration(module: "oauth", version: 4, name: "sealed_codes", sql: sealedCodes),
+        Migration(module: "oauth", version: 5, name: "families_without_client_lock", sql: familiesWithoutClientLock),
     ]
+
+    /// The client's families go by a trigger instead of a foreign key.
+    private static let familiesWithoutClientLock = """
+        ALTER TABLE token_families DROP CONSTRAINT token_families_client_id_fkey;
+        CREATE FUNCTION oauth_client_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM token_families WHERE client_id = OLD.client_id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER oauth_client_deleted AFTER DELETE ON oauth_clients
+            FOR EACH ROW EXECUTE FUNCTION oauth_client_deleted();
+        """
 
     /// Spent sealed codes, by digest, until their expiry; the stored codes of earlier versions go.
     private static let sealedCodes = """

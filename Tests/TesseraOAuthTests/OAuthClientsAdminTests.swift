@@ -3,6 +3,7 @@ import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraOAuth
+import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
@@ -292,6 +293,61 @@ import Testing
             _ = try await h.admin.rotateSecret(clientID: own.clientId, actor: ClientsHarness.actor("r", key))
             try await h.admin.delete(clientID: own.clientId, actor: ClientsHarness.actor("d", key))
             #expect(try await h.stored(own.clientId) == nil)
+        }
+    }
+
+    @Test func issuingTokensTakesNoLockOnTheClientsRow() async throws {
+        try await ClientsHarness.run { h in
+            let client = try await h.create(ClientsHarness.publicClient())
+            let user = try await h.core.services.usersAdmin.create(
+                tenantID: nil, UserChanges(email: CoreHarness.email("clients")),
+                actor: ClientsHarness.actor("users.create"))
+            let now = h.core.clock.now()
+            // An admin change holds the client's row for update (oauthClients.update does); a grant inserting a
+            // family of that client meanwhile must not wait for it, as it did under a foreign key.
+            try await h.core.database.withPool { pool in
+                try await pool.transaction { admin in
+                    try await admin.query(
+                        "SELECT 1 FROM oauth_clients WHERE client_id = $1 FOR UPDATE", [client.clientId])
+                    try await pool.transaction { grant in
+                        try await grant.query("SET LOCAL lock_timeout = '300ms'", [])
+                        try await grant.query(
+                            """
+                            INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at,
+                                client_id, scope)
+                            VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
+                            """, [try SecureRandom.identifier(), user.localId, now, client.clientId])
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func deletingATenantDeletesTheTokensOfItsClientsWhoeverTheirUser() async throws {
+        try await ClientsHarness.run { h in
+            let tenantID = try await h.tenant()
+            let client = try await h.create(ClientsHarness.publicClient(), tenantID: tenantID)
+            // A project-level user, so the users' cascade cannot be what removes the family: only the client's can.
+            let user = try await h.core.services.usersAdmin.create(
+                tenantID: nil, UserChanges(email: CoreHarness.email("clients")),
+                actor: ClientsHarness.actor("users.create"))
+            let familyID = try SecureRandom.identifier()
+            let now = h.core.clock.now()
+            try await h.core.sql(
+                """
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id,
+                    scope)
+                VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
+                """, [familyID, user.localId, now, client.clientId])
+            try await h.core.sql(
+                "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $3)",
+                [try SecureRandom.bytes(count: 32), familyID, now])
+
+            try await h.core.services.configAdmin.deleteTenant(tenantID, actor: ClientsHarness.actor("tenants.delete"))
+            #expect(try await h.count("SELECT 1 FROM oauth_clients WHERE client_id = $1", client.clientId) == 0)
+            #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
+            #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
+            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user.localId) == 1)
         }
     }
 

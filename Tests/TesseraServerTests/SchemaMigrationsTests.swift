@@ -18,6 +18,7 @@ import Testing
                 "factorservices/0001_registrations",
                 "oauth/0001_clients_and_codes", "oauth/0002_login_flows_and_browser_sessions",
                 "oauth/0003_codes_name_their_sign_in", "oauth/0004_sealed_codes",
+                "oauth/0005_families_without_client_lock",
             ])
     }
 
