@@ -3,11 +3,14 @@
 ///
 /// Rules it keeps:
 /// - Requests are answered strictly in order, one handler at a time; later requests wait in a queue, and reading
-///   pauses while the queue plus the unfinished response writes reach `maxQueuedRequests`.
-/// - A parse failure or a header timeout is answered (400/408/413/417/431/501/505 with `Connection: close`) after
-///   the responses to the requests before it, then the connection closes.
-/// - The header timer runs from a request's first byte until its headers are complete; the idle timer runs while
-///   no request is in progress. There is one timer: arming one replaces the other.
+///   pauses while the queue plus the unfinished response writes reach `maxQueuedRequests`, or the bodies of the
+///   queued requests reach `maxQueuedBodyBytes`.
+/// - A parse failure or a header or body timeout is answered (400/408/413/417/431/501/505 with `Connection:
+///   close`) after the responses to the requests before it, then the connection closes.
+/// - The header timer runs from a request's first byte until its headers are complete; the body timer from then
+///   (or from the 100 Continue, when one is owed) until the whole request has arrived, except while the server
+///   itself has paused reading; the idle timer runs while no request is in progress. There is one timer: arming
+///   one replaces the other.
 /// - A response with `closeConnection`, a request without keep-alive, or a shutdown makes the response say
 ///   `Connection: close`; the connection closes once its writes complete. Requests queued behind it are dropped.
 /// - Shutdown closes an idle connection at once; a connection with a request in progress closes after answering it.
@@ -15,10 +18,13 @@
 ///   sending), then the connection closes; a partly received request is dropped. With nothing to answer it closes
 ///   at once.
 public struct HTTPConnectionStateMachine: Sendable {
-    /// The two timers a connection runs, one at a time.
+    /// The timers a connection runs, one at a time.
     public enum Timer: Hashable, Sendable {
         /// Runs from a request's first byte until its headers are complete; firing means 408 and close.
         case header
+        /// Runs from the end of the headers (or the 100 Continue) until the body is complete; firing means 408 and
+        /// close, so a client cannot hold a connection by announcing a body and sending it slowly or never.
+        case body
         /// Runs while no request is in progress; firing means close without a response.
         case idle
     }
@@ -60,8 +66,11 @@ public struct HTTPConnectionStateMachine: Sendable {
     }
 
     let maxQueuedRequests: Int
+    let maxQueuedBodyBytes: Int
     var parsing = Parsing.betweenRequests
     var queue: [Queued] = []
+    /// The body bytes of the requests in ``queue``.
+    var queuedBodyBytes = 0
     /// The context of the request whose handler is running, if one is.
     var inFlight: HTTPResponseContext?
     var unfinishedWrites = 0
@@ -79,6 +88,7 @@ public struct HTTPConnectionStateMachine: Sendable {
     /// Creates the state of a new connection; pass the result of ``start()`` to the connection first.
     public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration()) {
         maxQueuedRequests = configuration.maxQueuedRequests
+        maxQueuedBodyBytes = configuration.maxQueuedBodyBytes
     }
 
     /// Whether no request is in progress: nothing being received, queued, handled.
@@ -103,12 +113,16 @@ public struct HTTPConnectionStateMachine: Sendable {
     public mutating func headersComplete(expectsContinue: Bool) -> [Action] {
         guard !isClosed, acceptingRequests else { return [] }
         var actions: [Action] = []
-        cancelTimer(into: &actions)
         if expectsContinue, inFlight == nil, queue.isEmpty {
             actions.append(.send100Continue)
             parsing = .body(continuePending: false)
         } else {
             parsing = .body(continuePending: expectsContinue)
+        }
+        if parsing == .body(continuePending: false), !readingPaused {
+            actions.append(arm(.body))
+        } else {
+            cancelTimer(into: &actions)
         }
         return actions
     }
@@ -125,13 +139,14 @@ public struct HTTPConnectionStateMachine: Sendable {
         }
         if inFlight == nil, queue.isEmpty {
             inFlight = HTTPResponseContext(request: request)
-            if backlog >= maxQueuedRequests {
+            if isBacklogFull {
                 pauseReading(into: &actions)
             }
             actions.append(.startHandler(request))
         } else {
             queue.append(.request(request))
-            if backlog >= maxQueuedRequests {
+            queuedBodyBytes += request.body.count
+            if isBacklogFull {
                 pauseReading(into: &actions)
             }
         }
@@ -159,7 +174,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         if closing {
             closeAfterWrites = true
             acceptingRequests = false
-            queue.removeAll()
+            dropQueue()
             parsing = .betweenRequests
             cancelTimer(into: &actions)
             pauseReading(into: &actions)
@@ -189,6 +204,11 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .header:
             guard acceptingRequests, parsing == .headers else { return [] }
             var response = HTTPResponse.text("request headers not received in time\n", status: .requestTimeout)
+            response.closeConnection = true
+            return fail(with: response)
+        case .body:
+            guard acceptingRequests, parsing == .body(continuePending: false) else { return [] }
+            var response = HTTPResponse.text("request body not received in time\n", status: .requestTimeout)
             response.closeConnection = true
             return fail(with: response)
         case .idle:
@@ -223,9 +243,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         if inFlight != nil || !queue.isEmpty {
             acceptingRequests = false
             pauseReading(into: &actions)
-            if case .body = parsing {
-                parsing = .betweenRequests
-            } else if parsing == .headers {
+            if parsing != .betweenRequests {
                 parsing = .betweenRequests
                 cancelTimer(into: &actions)
             }
@@ -243,8 +261,17 @@ public struct HTTPConnectionStateMachine: Sendable {
 }
 
 extension HTTPConnectionStateMachine {
-    /// Queued requests plus response writes not yet completed: what reading is paused on.
+    /// Queued requests plus response writes not yet completed.
     var backlog: Int { queue.count + unfinishedWrites }
+
+    /// Whether reading must pause: the backlog reached `maxQueuedRequests`, or the queued bodies
+    /// `maxQueuedBodyBytes`.
+    var isBacklogFull: Bool { backlog >= maxQueuedRequests || queuedBodyBytes >= maxQueuedBodyBytes }
+
+    mutating func dropQueue() {
+        queue.removeAll()
+        queuedBodyBytes = 0
+    }
 
     mutating func arm(_ timer: Timer) -> Action {
         armedTimer = timer
@@ -257,19 +284,23 @@ extension HTTPConnectionStateMachine {
         actions.append(.cancelTimer)
     }
 
+    /// Stops reading; a body being received stops its clock too (the wait is the server's, not the client's).
     mutating func pauseReading(into actions: inout [Action]) {
         guard !readingPaused else { return }
         readingPaused = true
+        if armedTimer == .body { cancelTimer(into: &actions) }
         actions.append(.pauseReading)
     }
 
-    /// Pauses reading while the backlog is at the bound, and resumes it once there is room again.
+    /// Pauses reading while the backlog is at the bound, and resumes it (and the clock of a body being received)
+    /// once there is room again.
     mutating func updateReading(into actions: inout [Action]) {
-        if backlog >= maxQueuedRequests {
+        if isBacklogFull {
             pauseReading(into: &actions)
         } else if readingPaused, acceptingRequests {
             readingPaused = false
             actions.append(.resumeReading)
+            if parsing == .body(continuePending: false) { actions.append(arm(.body)) }
         }
     }
 
@@ -297,7 +328,7 @@ extension HTTPConnectionStateMachine {
     mutating func writeFailure(_ response: HTTPResponse, into actions: inout [Action]) {
         unfinishedWrites += 1
         closeAfterWrites = true
-        queue.removeAll()
+        dropQueue()
         actions.append(.write(response, HTTPResponseContext(closeConnection: true)))
     }
 
@@ -306,6 +337,7 @@ extension HTTPConnectionStateMachine {
         if !queue.isEmpty {
             switch queue.removeFirst() {
             case .request(let request):
+                queuedBodyBytes -= request.body.count
                 inFlight = HTTPResponseContext(request: request)
                 actions.append(.startHandler(request))
             case .failure(let response):
@@ -315,6 +347,7 @@ extension HTTPConnectionStateMachine {
         } else if parsing == .body(continuePending: true) {
             parsing = .body(continuePending: false)
             actions.append(.send100Continue)
+            if !readingPaused { actions.append(arm(.body)) }
         } else if parsing == .betweenRequests, acceptingRequests {
             actions.append(arm(.idle))
         }

@@ -204,8 +204,7 @@ public final class HTTPRequestParser {
             // RFC 9110 §10.1.1: an HTTP/1.0 server ignores 100-continue.
             expectsContinue = minor == 1 && (chunked || declaredLength > 0)
         }
-        // Reserve what was declared, but not a megabyte up front for a client that may never send it.
-        body.reserveCapacity(Int(min(declaredLength, 64 * 1024)))
+        // Nothing is reserved for the declared length: memory follows the bytes that actually arrive.
         method = HTTPRequestParser.method(code: tessera_http_method(parser))
         target = String(decoding: targetBytes, as: UTF8.self)
         keepAlive = http_should_keep_alive(parser) != 0

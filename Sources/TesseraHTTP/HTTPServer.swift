@@ -19,6 +19,7 @@ public final class HTTPServer: Sendable {
     let requestedPort: Int
     let logger: Logger
     let contexts: [HTTPServerLoopContext]
+    let limits: ConnectionLimits
     let phase = Mutex(Phase.created)
 
     /// Creates a server that will listen on `host:port` (a numeric address; port 0 picks a free port) on every loop
@@ -33,8 +34,10 @@ public final class HTTPServer: Sendable {
         var logger = logger
         logger[metadataKey: "server"] = "\(name)"
         self.logger = logger
+        let limits = ConnectionLimits(configuration: configuration)
+        self.limits = limits
         contexts = loops.map {
-            HTTPServerLoopContext(loop: $0, configuration: configuration, router: router, logger: logger)
+            HTTPServerLoopContext(loop: $0, configuration: configuration, router: router, limits: limits, logger: logger)
         }
     }
 

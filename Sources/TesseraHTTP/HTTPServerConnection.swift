@@ -122,7 +122,12 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         case .resumeReading:
             tcp.startReading()
         case .armTimer(let kind):
-            let delay = kind == .header ? context.configuration.headerTimeout : context.configuration.idleTimeout
+            let delay =
+                switch kind {
+                case .header: context.configuration.headerTimeout
+                case .body: context.configuration.bodyTimeout
+                case .idle: context.configuration.idleTimeout
+                }
             timer.start(after: delay) { [weak self] in
                 guard let self else { return }
                 perform(machine.timerFired(kind))

@@ -9,6 +9,8 @@ final class HTTPServerLoopContext: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let router: HTTPRouter
     let logger: Logger
+    /// The server's connection counts, shared by all its loops.
+    let limits: ConnectionLimits
     /// Whether request lines are logged (debug level), decided once: the check is on the hot path.
     let logsRequests: Bool
     let dateCache = HTTPDateCache()
@@ -17,8 +19,12 @@ final class HTTPServerLoopContext: @unchecked Sendable {
     var shuttingDown = false
     var requestCount: UInt64 = 0
 
-    init(loop: EventLoop, configuration: HTTPServerConfiguration, router: HTTPRouter, logger: Logger) {
+    init(
+        loop: EventLoop, configuration: HTTPServerConfiguration, router: HTTPRouter, limits: ConnectionLimits,
+        logger: Logger
+    ) {
         self.loop = loop
+        self.limits = limits
         self.configuration = configuration
         self.router = router
         self.logger = logger
@@ -36,14 +42,34 @@ final class HTTPServerLoopContext: @unchecked Sendable {
 
     func accept(_ tcp: TCPConnection) {
         guard !shuttingDown else { return tcp.abort() }
+        tcp.writeStallTimeout = configuration.writeTimeout
+        guard limits.admit(tcp.remoteAddress) else {
+            logger.debug("connection refused: too many open", metadata: ["remote": "\(tcp.remoteAddress ?? "-")"])
+            tcp.write(Self.tooManyConnections)
+            return tcp.close()
+        }
         let connection = HTTPServerConnection(tcp: tcp, context: self)
         connections[ObjectIdentifier(connection)] = connection
         connection.start()
     }
 
     func connectionClosed(_ connection: HTTPServerConnection) {
-        connections[ObjectIdentifier(connection)] = nil
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        limits.release(connection.tcp.remoteAddress)
     }
+
+    /// The answer to a connection over a limit, sent before any request is read.
+    static let tooManyConnections = Array(
+        """
+        HTTP/1.1 503 Service Unavailable\r
+        Content-Type: text/plain; charset=utf-8\r
+        Content-Length: 21\r
+        Retry-After: 1\r
+        Connection: close\r
+        \r
+        too many connections
+
+        """.utf8)
 
     /// A short id for log lines: the loop's index and a per-loop sequence number.
     func nextRequestID() -> String {

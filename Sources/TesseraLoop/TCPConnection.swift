@@ -30,6 +30,11 @@ public final class TCPConnection {
     private var queuedWrites = 0
     private var state = State.open
     private var lingerTimer: LoopTimer?
+    /// Runs while writes are queued; restarted whenever one completes.
+    private var writeStallTimer: LoopTimer?
+    /// How long queued writes may make no progress (a peer that stops reading) before the connection is aborted;
+    /// nil waits forever. Set it before writing.
+    public var writeStallTimeout: Duration?
 
     /// Where the connection is in its life.
     private enum State {
@@ -130,10 +135,12 @@ public final class TCPConnection {
             return
         }
         queuedWrites += 1
+        if queuedWrites == 1 { armWriteStallTimer() }
     }
 
     private func writeFinished(_ write: WriteRequest, status: Int32) {
         queuedWrites -= 1
+        if queuedWrites == 0 { writeStallTimer?.stop() } else { armWriteStallTimer() }
         write.completion?(status == 0)
         if status < 0 && state != .closed {
             abort()
@@ -170,12 +177,22 @@ public final class TCPConnection {
         lingerTimer = timer
     }
 
+    /// Aborts the connection unless a queued write completes within ``writeStallTimeout``.
+    private func armWriteStallTimer() {
+        guard let timeout = writeStallTimeout, state != .closed else { return }
+        let timer = writeStallTimer ?? LoopTimer(loop: loop)
+        writeStallTimer = timer
+        timer.start(after: timeout) { [self] in abort() }
+    }
+
     /// Closes now: queued writes are cancelled and their completions learn they failed.
     public func abort() {
         guard state != .closed else { return }
         state = .closed
         lingerTimer?.close()
         lingerTimer = nil
+        writeStallTimer?.close()
+        writeStallTimer = nil
         handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
             uv_close(handle) { handle in
                 guard let handle else { return }

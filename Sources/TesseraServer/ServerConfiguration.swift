@@ -37,6 +37,11 @@ public struct ServerConfiguration: Sendable {
     /// Built-in factors that run as factor services instead of in this process (`--remote-factor`, `phone` or
     /// `totp`): left out of the built-in registry, so that a service registered with their id takes their place.
     public var remoteFactors: Set<String> = []
+    /// The most connections each listener keeps open at once (`--max-connections`).
+    public var maxConnections = 10_000
+    /// The most connections one client address keeps open on each listener (`--max-connections-per-client`);
+    /// trusted proxies are exempt.
+    public var maxConnectionsPerClient = 256
 
     /// The options as given on the command line; nil means "not given".
     public struct Options: Sendable {
@@ -53,6 +58,8 @@ public struct ServerConfiguration: Sendable {
         public var trustedProxies: [String]
         public var noMigrate: Bool
         public var remoteFactors: [String] = []
+        public var maxConnections: String?
+        public var maxConnectionsPerClient: String?
 
         /// Creates an empty set of options.
         public init() {
@@ -135,7 +142,22 @@ public struct ServerConfiguration: Sendable {
             smsWebhookURL: smsWebhookURL, emailWebhookURL: emailWebhookURL, appVerification: appVerification,
             trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
         configuration.remoteFactors = Set(remoteTexts)
+        configuration.maxConnections = try count(
+            value(options.maxConnections, "TESSERA_MAX_CONNECTIONS"), option: "--max-connections",
+            default: configuration.maxConnections)
+        configuration.maxConnectionsPerClient = try count(
+            value(options.maxConnectionsPerClient, "TESSERA_MAX_CONNECTIONS_PER_CLIENT"),
+            option: "--max-connections-per-client", default: configuration.maxConnectionsPerClient)
         return configuration
+    }
+
+    /// A connection limit from `text`: a whole number from 1 to 1,000,000; `default` when not given.
+    private static func count(_ text: String?, option: String, default value: Int) throws(Invalid) -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), (1...1_000_000).contains(number) else {
+            throw Invalid(description: "\(option) must be a whole number from 1 to 1000000, got '\(text)'")
+        }
+        return number
     }
 
     private static func listenAddress(_ text: String, option: String) throws(Invalid) -> ListenAddress? {

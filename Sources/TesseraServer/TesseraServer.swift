@@ -32,6 +32,10 @@ public final class TesseraServer: Sendable {
     ) {
         self.configuration = configuration
         self.metrics = metrics
+        var http = http
+        http.maxConnections = configuration.maxConnections
+        http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
+        http.connectionLimitExemptions = configuration.trustedProxies
         let instruments = Instruments(registry: metrics, database: database, changes: services.changes)
         let phoneCodes = SMSCodeIssuer(
             sender: sms,

@@ -46,6 +46,14 @@ struct Serve: AsyncParsableCommand {
     var noMigrate = false
     @Option(help: "A built-in factor (phone, totp) that runs as a factor service instead; repeatable (TESSERA_REMOTE_FACTORS).")
     var remoteFactor: [String] = []
+    @Option(help: "The most connections each listener keeps open at once (TESSERA_MAX_CONNECTIONS; default 10000).")
+    var maxConnections: String?
+    @Option(
+        help: """
+            The most connections one client address keeps open on each listener; trusted proxies are exempt \
+            (TESSERA_MAX_CONNECTIONS_PER_CLIENT; default 256).
+            """)
+    var maxConnectionsPerClient: String?
 
     func run() async throws {
         var options = ServerConfiguration.Options()
@@ -62,6 +70,8 @@ struct Serve: AsyncParsableCommand {
         options.trustedProxies = trustedProxy
         options.noMigrate = noMigrate
         options.remoteFactors = remoteFactor
+        options.maxConnections = maxConnections
+        options.maxConnectionsPerClient = maxConnectionsPerClient
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -20,9 +20,13 @@ struct ClientResponse {
 /// thread of its own (see ``onThread(_:)``); every read times out so a broken server fails the test, not hangs it.
 final class BlockingClient {
     let socket: Int32
+    /// The server's port.
+    let port: Int
     var buffer: [UInt8] = []
+    private var closed = false
 
     init(port: Int, readTimeoutMilliseconds: Int = 3000) throws {
+        self.port = port
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ClientError(description: "socket() failed: \(errno)") }
         var timeout = timeval(tv_sec: readTimeoutMilliseconds / 1000, tv_usec: (readTimeoutMilliseconds % 1000) * 1000)
@@ -43,7 +47,14 @@ final class BlockingClient {
         }
     }
 
-    deinit { Glibc.close(socket) }
+    deinit { close() }
+
+    /// Closes the socket (once).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(socket)
+    }
 
     func send(_ text: String) throws {
         try send(Array(text.utf8))

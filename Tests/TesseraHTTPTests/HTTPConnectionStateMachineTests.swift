@@ -57,8 +57,8 @@ extension HTTPConnectionStateMachine {
         var machine = HTTPConnectionStateMachine()
         #expect(did(machine.start()) == [.arm(.idle)])
         #expect(did(machine.requestStarted()) == [.arm(.header)])
-        #expect(did(machine.headersComplete(expectsContinue: false)) == [.cancel])
-        #expect(did(machine.requestReceived(request("/a"))) == [.start("/a")])
+        #expect(did(machine.headersComplete(expectsContinue: false)) == [.arm(.body)])
+        #expect(did(machine.requestReceived(request("/a"))) == [.cancel, .start("/a")])
         #expect(!machine.isIdle)
         #expect(did(machine.handlerCompleted(.text("ok"))) == [.write(200, close: false), .arm(.idle)])
         #expect(machine.isIdle)
@@ -71,9 +71,9 @@ extension HTTPConnectionStateMachine {
     @Test func pipelinedRequestsAreAnsweredInOrderOneAtATime() {
         var machine = HTTPConnectionStateMachine()
         _ = machine.start()
-        #expect(machine.receive(request("/1")) == [.arm(.header), .cancel, .start("/1")])
-        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel])
-        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel])
+        #expect(machine.receive(request("/1")) == [.arm(.header), .arm(.body), .cancel, .start("/1")])
+        #expect(machine.receive(request("/2")) == [.arm(.header), .arm(.body), .cancel])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .arm(.body), .cancel])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
         #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .start("/3")])
         #expect(did(machine.handlerCompleted(.text("3"))) == [.write(200, close: false), .arm(.idle)])
@@ -86,8 +86,8 @@ extension HTTPConnectionStateMachine {
         var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedRequests: 2))
         _ = machine.start()
         #expect(machine.receive(request("/1")).last == .start("/1"))
-        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel])
-        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel, .pause])
+        #expect(machine.receive(request("/2")) == [.arm(.header), .arm(.body), .cancel])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .arm(.body), .cancel, .pause])
         // Finishing /1 leaves one queued request and one unfinished write: still at the bound.
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/2")])
         #expect(did(machine.writeCompleted(success: true)) == [.resume])
@@ -97,15 +97,16 @@ extension HTTPConnectionStateMachine {
     @Test func slowReaderPausesReadingThroughUnfinishedWrites() {
         var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedRequests: 2))
         _ = machine.start()
-        #expect(machine.receive(request("/1")) == [.arm(.header), .cancel, .start("/1")])
+        #expect(machine.receive(request("/1")) == [.arm(.header), .arm(.body), .cancel, .start("/1")])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .arm(.idle)])
-        #expect(machine.receive(request("/2")) == [.arm(.header), .cancel, .start("/2")])
+        #expect(machine.receive(request("/2")) == [.arm(.header), .arm(.body), .cancel, .start("/2")])
         // Two writes the peer has not taken yet reach the bound: reading pauses.
         #expect(did(machine.handlerCompleted(.text("2"))) == [.write(200, close: false), .arm(.idle), .pause])
         #expect(did(machine.writeCompleted(success: true)) == [.resume])
-        #expect(machine.receive(request("/3")) == [.arm(.header), .cancel, .start("/3")])
+        #expect(machine.receive(request("/3")) == [.arm(.header), .arm(.body), .cancel, .start("/3")])
         #expect(did(machine.handlerCompleted(.text("3"))) == [.write(200, close: false), .arm(.idle), .pause])
-        // A request that arrives while paused (from bytes already read) starts at once and keeps reading paused.
+        // A request that arrives while paused (from bytes already read) starts at once and keeps reading paused;
+        // its body has no clock meanwhile.
         #expect(machine.receive(request("/4")) == [.arm(.header), .cancel, .start("/4")])
         #expect(did(machine.writeCompleted(success: true)) == [.resume])
         #expect(did(machine.handlerCompleted(.text("4"))) == [.write(200, close: false), .arm(.idle), .pause])
@@ -144,6 +145,47 @@ extension HTTPConnectionStateMachine {
         _ = machine.requestStarted()
         #expect(did(machine.timerFired(.header)) == [.pause, .write(408, close: true)])
         #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func aBodyThatDoesNotArriveInTimeIs408AndClose() {
+        var machine = HTTPConnectionStateMachine()
+        _ = machine.start()
+        _ = machine.requestStarted()
+        // Content-Length: 1048576 and then nothing: the body clock runs from the end of the headers.
+        #expect(did(machine.headersComplete(expectsContinue: false)) == [.arm(.body)])
+        #expect(did(machine.timerFired(.body)) == [.pause, .write(408, close: true)])
+        #expect(did(machine.writeCompleted(success: true)) == [.close])
+    }
+
+    @Test func theBodyClockStartsWithTheOwedContinueAndStopsWhileTheServerPausesReading() {
+        var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedRequests: 2))
+        _ = machine.start()
+        _ = machine.receive(request("/1"))
+        _ = machine.requestStarted()
+        // No clock while the client waits for its 100 Continue: the wait is the server's.
+        #expect(did(machine.headersComplete(expectsContinue: true)) == [.cancel])
+        #expect(did(machine.timerFired(.body)) == [])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .continue100, .arm(.body)])
+        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.cancel, .start("/upload")])
+        // A body arriving while the server has paused reading (backlog full) has no clock until reading resumes.
+        _ = machine.requestStarted()
+        #expect(did(machine.headersComplete(expectsContinue: false)) == [.arm(.body)])
+        #expect(did(machine.handlerCompleted(.text("upload"))) == [.write(200, close: false), .cancel, .pause])
+        #expect(did(machine.timerFired(.body)) == [])
+        #expect(did(machine.writeCompleted(success: true)) == [.resume, .arm(.body)])
+        #expect(did(machine.timerFired(.body)) == [.pause, .write(408, close: true)])
+    }
+
+    @Test func queuedBodiesPauseReadingPastTheirByteBound() {
+        var machine = HTTPConnectionStateMachine(configuration: HTTPServerConfiguration(maxQueuedBodyBytes: 1000))
+        _ = machine.start()
+        var big = request("/big", method: .post)
+        big.body = Array(repeating: 1, count: 600)
+        #expect(machine.receive(request("/1")).last == .start("/1"))
+        #expect(machine.receive(big) == [.arm(.header), .arm(.body), .cancel])
+        // Two queued bodies of 600 bytes reach 1000 long before 16 requests do.
+        #expect(machine.receive(big) == [.arm(.header), .arm(.body), .cancel, .pause])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .start("/big"), .resume])
     }
 
     @Test func headerTimeoutBehindABusyHandlerWaitsItsTurn() {
@@ -191,7 +233,7 @@ extension HTTPConnectionStateMachine {
     @Test func requestWithoutKeepAliveClosesAfterItsResponse() {
         var machine = HTTPConnectionStateMachine()
         _ = machine.start()
-        #expect(machine.receive(request("/1", keepAlive: false)) == [.arm(.header), .cancel, .pause, .start("/1")])
+        #expect(machine.receive(request("/1", keepAlive: false)) == [.arm(.header), .arm(.body), .cancel, .pause, .start("/1")])
         #expect(machine.receive(request("/ignored")) == [])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
         #expect(did(machine.writeCompleted(success: true)) == [.close])
@@ -223,8 +265,8 @@ extension HTTPConnectionStateMachine {
         var machine = HTTPConnectionStateMachine()
         _ = machine.start()
         _ = machine.requestStarted()
-        #expect(did(machine.headersComplete(expectsContinue: true)) == [.cancel, .continue100])
-        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.start("/upload")])
+        #expect(did(machine.headersComplete(expectsContinue: true)) == [.continue100, .arm(.body)])
+        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.cancel, .start("/upload")])
     }
 
     @Test func expectContinueBehindAnotherResponseWaitsForIt() {
@@ -233,8 +275,8 @@ extension HTTPConnectionStateMachine {
         _ = machine.receive(request("/1"))
         _ = machine.requestStarted()
         #expect(did(machine.headersComplete(expectsContinue: true)) == [.cancel])
-        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .continue100])
-        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.start("/upload")])
+        #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: false), .continue100, .arm(.body)])
+        #expect(did(machine.requestReceived(request("/upload", method: .post))) == [.cancel, .start("/upload")])
     }
 
     @Test func expectContinueIsNotSentWhenTheBodyArrivedAnyway() {
@@ -270,7 +312,7 @@ extension HTTPConnectionStateMachine {
         _ = machine.requestStarted()
         #expect(did(machine.shutdownRequested()) == [])
         _ = machine.headersComplete(expectsContinue: false)
-        #expect(did(machine.requestReceived(request("/1"))) == [.pause, .start("/1")])
+        #expect(did(machine.requestReceived(request("/1"))) == [.cancel, .pause, .start("/1")])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
         #expect(did(machine.writeCompleted(success: true)) == [.close])
     }

@@ -1,7 +1,7 @@
 import Glibc
 import Logging
 import Synchronization
-import TesseraHTTP
+@testable import TesseraHTTP
 import TesseraLoop
 import Testing
 
@@ -51,7 +51,8 @@ final class Flag: Sendable {
 
 extension HTTPServerConfiguration {
     static let forTests = HTTPServerConfiguration(
-        maxHeaderBytes: 2048, maxBodyBytes: 4096, headerTimeout: .milliseconds(300), idleTimeout: .seconds(5)
+        maxHeaderBytes: 2048, maxBodyBytes: 4096, headerTimeout: .milliseconds(300), bodyTimeout: .milliseconds(300),
+        writeTimeout: .milliseconds(300), idleTimeout: .seconds(5)
     )
 }
 
@@ -73,6 +74,9 @@ func testRouter(handlerStarted: Flag) -> HTTPRouter {
         handlerStarted.set()
         try? await Task.sleep(for: .milliseconds(400))
         return .text("finally")
+    })
+    router.on(.get, "/huge", immediate: { _ in
+        HTTPResponse(status: .ok, body: Array(repeating: 0x61, count: 64 << 20))
     })
     router.on(.get, "/bad-header", immediate: { _ in
         HTTPResponse(status: .found, headers: ["Location": "/x\r\nSet-Cookie: injected=1"])
@@ -171,6 +175,81 @@ final class LogLines: Sendable {
         }
         #expect(status == 408)
         #expect(closed)
+        await running.stop()
+    }
+
+    @Test func aBodyAnnouncedAndNotSentIsCutOffWith408() async throws {
+        let running = try await RunningServer.start()
+        let (status, body, closed) = try await running.withClient { client in
+            // Headers complete, a body announced, then nothing: before, the connection stayed open for good.
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4000\r\n\r\nabc")
+            let response = try client.readResponse()
+            return (response.status, response.body, try client.isClosedByPeer())
+        }
+        #expect(status == 408)
+        #expect(body == "request body not received in time\n")
+        #expect(closed)
+        await running.stop()
+    }
+
+    @Test func aClientThatNeverReadsIsDroppedOnceItsResponseStalls() async throws {
+        let running = try await RunningServer.start()
+        let client = try await running.withClient { client in
+            // 64 MiB answer, never read: the kernel's buffers fill and the write makes no progress.
+            try client.send("GET /huge HTTP/1.1\r\nHost: t\r\n\r\n")
+            return SendableClient(client)
+        }
+        try await waitForConnections(running.server, 1)
+        // The write timeout (300 ms) drops it; before, it stayed open as long as the client liked.
+        try await waitForConnections(running.server, 0, within: .seconds(5))
+        _ = client
+        await running.stop()
+    }
+
+    @Test func connectionsBeyondTheClientsShareAreAnswered503() async throws {
+        var configuration = HTTPServerConfiguration.forTests
+        configuration.maxConnectionsPerClient = 2
+        let running = try await RunningServer.start(configuration: configuration)
+        let held = try await running.withClient { first in
+            let second = try BlockingClient(port: first.port)
+            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try first.readResponse()
+            try second.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try second.readResponse()
+            return (SendableClient(first), SendableClient(second))
+        }
+        let (status, retryAfter, closed) = try await running.withClient { third in
+            let response = try third.readResponse()
+            return (response.status, response.header("Retry-After"), try third.isClosedByPeer())
+        }
+        #expect(status == 503 && retryAfter == "1" && closed)
+        // A connection closed gives its place back.
+        _ = held
+        try await waitForConnections(running.server, 2)
+        await onThreadClose(held.0)
+        try await waitForConnections(running.server, 1)
+        let status4 = try await running.withClient { fourth in
+            try fourth.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            return try fourth.readResponse().status
+        }
+        #expect(status4 == 200)
+        _ = held.1
+        await running.stop()
+    }
+
+    @Test func theServersConnectionCapHoldsForExemptPeersToo() async throws {
+        var configuration = HTTPServerConfiguration.forTests
+        configuration.maxConnections = 1
+        configuration.connectionLimitExemptions = [try #require(IPNetwork(parsing: "127.0.0.0/8"))]
+        let running = try await RunningServer.start(configuration: configuration)
+        let held = try await running.withClient { first in
+            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try first.readResponse()
+            return SendableClient(first)
+        }
+        let status = try await running.withClient { second in try second.readResponse().status }
+        #expect(status == 503)
+        _ = held
         await running.stop()
     }
 
@@ -370,6 +449,23 @@ final class LogLines: Sendable {
         group.shutdown()
         await running.stop()
     }
+}
+
+/// Waits until `server` counts `count` open connections; fails after `within`.
+func waitForConnections(_ server: HTTPServer, _ count: Int, within limit: Duration = .seconds(3)) async throws {
+    let deadline = ContinuousClock.now + limit
+    while server.limits.snapshot.total != count {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the server holds \(server.limits.snapshot.total) connections, not \(count)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// Closes a held client's socket from a thread of its own.
+func onThreadClose(_ held: SendableClient) async {
+    _ = try? await onThread { held.client.close() }
 }
 
 /// Hands a blocking client from one test thread to another; only one thread uses it at a time.

@@ -22,6 +22,19 @@ import TesseraServer
         #expect(configuration.migrateAtStart)
         #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.bootstrapAdminKey == nil)
+        #expect(configuration.maxConnections == 10_000 && configuration.maxConnectionsPerClient == 256)
+    }
+
+    @Test func connectionLimitsComeFromOptionsOrTheEnvironmentAndMustBeCounts() throws {
+        let environment = ["TESSERA_MAX_CONNECTIONS": "500", "TESSERA_MAX_CONNECTIONS_PER_CLIENT": "20"]
+        let fromEnvironment = try resolve(environment: environment)
+        #expect(fromEnvironment.maxConnections == 500 && fromEnvironment.maxConnectionsPerClient == 20)
+        let fromOptions = try resolve({ $0.maxConnectionsPerClient = "8" }, environment: environment)
+        #expect(fromOptions.maxConnectionsPerClient == 8)
+        for bad in ["0", "-1", "many", "1000001", "1.5"] {
+            #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.maxConnections = bad }) }
+            #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.maxConnectionsPerClient = bad }) }
+        }
     }
 
     @Test func optionsBeatTheEnvironmentWhichBeatsDefaults() throws {
