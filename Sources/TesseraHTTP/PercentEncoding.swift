@@ -2,7 +2,8 @@
 /// `application/x-www-form-urlencoded`).
 public enum PercentEncoding {
     /// Decodes `%XX` escapes; with `plusAsSpace` (query strings and forms only) a `+` becomes a space.
-    /// Throws on a `%` without two hex digits after it, or when the result is not UTF-8.
+    /// Throws on a `%` without two hex digits after it, when the result is not UTF-8, or when it holds a NUL
+    /// (which no parameter needs, and which would cut a value short on its way to the database).
     public static func decode(
         _ text: some StringProtocol, plusAsSpace: Bool = false
     ) throws(PercentEncodingError) -> String {
@@ -33,6 +34,7 @@ public enum PercentEncoding {
             }
             bytes = decoded[...]
         }
+        guard !bytes.contains(0) else { throw .nulCharacter }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         return text
     }

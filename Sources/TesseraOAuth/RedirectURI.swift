@@ -40,17 +40,19 @@ public enum RedirectURI {
         }
     }
 
-    /// Whether `requested` matches `registered`: equal character for character, except that a loopback URI
+    /// Whether `requested` matches `registered`: equal byte for byte, except that a loopback URI
     /// (`http://127.0.0.1/…`, `http://[::1]/…`) matches at any port (RFC 8252 §7.3).
     public static func matches(registered: String, requested: String) -> Bool {
-        if requested == registered { return true }
+        // Byte for byte: Swift's `==` would call canonically equivalent Unicode spellings (a precomposed and a
+        // decomposed "é") equal, which RFC 6749 §3.1.2.3's simple string comparison does not.
+        if requested.utf8.elementsEqual(registered.utf8) { return true }
         guard let (scheme, rest) = split(requested), scheme == "http",
             let authority = authority(of: rest), !authority.hasUserInfo, let host = authority.host,
             loopbackHosts.contains(host), let port = authority.port, let number = Int(port), (1...65535).contains(number),
             port.first != "0"
         else { return false }
-        let withoutPort = "http://" + host + rest.dropFirst(2 + authority.text.count)
-        return withoutPort == registered
+        let withoutPort = "http://" + host + Substring(rest.utf8.dropFirst(2 + authority.text.utf8.count))
+        return withoutPort.utf8.elementsEqual(registered.utf8)
     }
 
     /// The longest URI accepted.

@@ -153,6 +153,11 @@ final class PostgresConnection: @unchecked Sendable {
     /// first error. The statements run in one implicit transaction unless the caller opened a block.
     func run(_ queries: [PostgresQuery]) async throws(PostgresError) -> [PostgresResult] {
         loop.preconditionInEventLoop()
+        // libpq reads text parameters as C strings: a NUL would silently cut a value short. Refuse it, as the
+        // server refuses a NUL in text (22021).
+        if queries.contains(where: { $0.binds.contains { $0.format == 0 && $0.bytes?.contains(0) == true } }) {
+            throw PostgresError(.server, sqlState: "22021", message: "a text parameter holds a NUL character")
+        }
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 send(queries, continuation: continuation)

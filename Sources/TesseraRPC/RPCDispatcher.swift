@@ -78,8 +78,8 @@ public struct RPCDispatcher: Sendable {
     }
 
     /// The HTTP binding of `POST /rpc`: 405 (with `Allow: POST`) for other methods, 415 unless the body is
-    /// `application/json` (parameters such as `charset` allowed), otherwise 200 with the JSON reply, or 204 when
-    /// only notifications were sent.
+    /// `application/json` (parameters such as `charset` allowed), otherwise 200 with the JSON reply (and
+    /// `Cache-Control: no-store`), or 204 when only notifications were sent.
     public func respond(to request: HTTPRequest, context: RPCContext) async -> HTTPResponse {
         guard request.method == .post else {
             var response = HTTPResponse.text("Only POST is allowed on this endpoint.\n", status: .methodNotAllowed)
@@ -92,7 +92,9 @@ public struct RPCDispatcher: Sendable {
         guard let body = await handle(body: request.body, context: context) else {
             return HTTPResponse(status: .noContent)
         }
-        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: body)
+        // Answers carry tokens, codes and secrets: no cache, shared or private, may keep them.
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: body)
     }
 
     /// Whether a `Content-Type` value names `application/json`, ignoring case, parameters and optional whitespace.

@@ -79,6 +79,10 @@ struct RPCMethod: Sendable {
         case let value?:
             object = value
         }
+        // libpq takes text parameters as C strings, so a NUL would cut a value short on its way to the database.
+        if let path = Self.pathOfTextWithNUL(in: object, at: "params") {
+            throw RPCError.invalidArgument("\(path) must not contain NUL characters (\\u0000)")
+        }
         do {
             return try JSONValueDecoder().decode(Params.self, from: object)
         } catch {
@@ -86,6 +90,27 @@ struct RPCMethod: Sendable {
                 throw mapped
             }
             throw RPCError.invalidArgument(error.message)
+        }
+    }
+
+    /// The path of the first string (member name or value) in `value` that holds U+0000, if any.
+    static func pathOfTextWithNUL(in value: JSONValue, at path: String) -> String? {
+        switch value {
+        case .string(let text):
+            return text.utf8.contains(0) ? path : nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = pathOfTextWithNUL(in: element, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let object):
+            for (key, member) in object {
+                if key.utf8.contains(0) { return "\(path) (a member name)" }
+                if let found = pathOfTextWithNUL(in: member, at: "\(path).\(key)") { return found }
+            }
+            return nil
+        case .null, .bool, .integer, .double:
+            return nil
         }
     }
 

@@ -10,7 +10,6 @@ import Testing
         #expect(try PercentEncoding.decode("caf%C3%A9") == "café")
         #expect(try PercentEncoding.decode("") == "")
         #expect(try PercentEncoding.decode("plain") == "plain")
-        #expect(try PercentEncoding.decode("%00") == "\u{0}")
     }
 
     @Test func refusesBadEscapes() {
@@ -25,6 +24,12 @@ import Testing
         #expect(throws: PercentEncodingError.invalidUTF8) { try PercentEncoding.decode("%FF") }
         #expect(throws: PercentEncodingError.invalidUTF8) { try PercentEncoding.decode("%C3") }
         #expect(throws: PercentEncodingError.invalidUTF8) { try PercentEncoding.decode("%C0%AF") }
+    }
+
+    @Test func refusesNULCharacters() {
+        #expect(throws: PercentEncodingError.nulCharacter) { try PercentEncoding.decode("a%00b") }
+        #expect(throws: PercentEncodingError.nulCharacter) { try URLEncodedForm(parsing: "code=abc%00def&x=1") }
+        #expect(throws: PercentEncodingError.nulCharacter) { try URLEncodedForm(parsing: [0x61, 0x3D, 0x00]) }
     }
 
     @Test func encodesEverythingButUnreserved() throws {

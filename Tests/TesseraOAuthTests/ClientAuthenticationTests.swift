@@ -76,6 +76,14 @@ import Testing
                     headers: ["Content-Type": "application/x-www-form-urlencoded"],
                     body: Array("grant_type=client_credentials&client_id=%zz".utf8)))
             #expect(badEscape.status.code == 400)
+            // A NUL would reach libpq as the end of a C string and cut the value short: refused first.
+            let nul = await oauth.token.respond(
+                to: HTTPRequest(
+                    method: .post, target: "/oauth2/token",
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Array("grant_type=client_credentials&client_id=\(client.id)%00x".utf8)))
+            #expect(nul.status.code == 400)
+            #expect(String(decoding: nul.body, as: UTF8.self).contains("invalid_request"))
         }
     }
 }

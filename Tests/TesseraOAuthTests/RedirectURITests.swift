@@ -65,6 +65,17 @@ import Testing
         #expect(Self.error(registering: uri)?.reason == .invalidRedirectURI)
     }
 
+    @Test func urisAreComparedAsBytesNotAsCanonicallyEquivalentText() {
+        // "é" precomposed (U+00E9) and decomposed (e + U+0301) are equal Swift strings, and different URIs.
+        let precomposed = "https://app.example/caf\u{E9}/cb"
+        let decomposed = "https://app.example/cafe\u{301}/cb"
+        #expect(precomposed == decomposed)
+        #expect(!RedirectURI.matches(registered: precomposed, requested: decomposed))
+        #expect(RedirectURI.matches(registered: precomposed, requested: precomposed))
+        #expect(!RedirectURI.matches(registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/cafe\u{301}"))
+        #expect(RedirectURI.matches(registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/caf\u{E9}"))
+    }
+
     @Test func loopbackPortsMatchOnlyForLoopbackURIsWithoutOtherChanges() {
         let registered = "http://127.0.0.1/cb"
         #expect(RedirectURI.matches(registered: registered, requested: "http://127.0.0.1:1/cb"))

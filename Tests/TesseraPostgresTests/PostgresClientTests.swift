@@ -175,6 +175,19 @@ import TesseraLoop
         }
     }
 
+    @Test func aTextParameterWithANULIsRefusedNotCutShort() async throws {
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            try await client.withPool { pool in
+                // Sent as it was, libpq would pass "a" and drop the rest.
+                await #expect {
+                    try await pool.query("SELECT $1::text", ["a\u{0}b"])
+                } throws: { ($0 as? PostgresError)?.sqlState == "22021" }
+                let after = try await pool.query("SELECT $1::text", ["ab"])
+                #expect(try after[0].decode(String.self, at: 0) == "ab")
+            }
+        }
+    }
+
     @Test func serializationFailuresAndTimeoutsAreTyped() async throws {
         try await TestDatabase.withClient(loops: 1, statementTimeout: .milliseconds(100)) { client, _ in
             try await client.withPool { pool in

@@ -33,12 +33,14 @@ func jsonIsAnswered200(_ contentType: String) async throws {
     let response = await post(request("test.ping"), contentType: contentType)
     #expect(response.status == .ok)
     #expect(response.headers["Content-Type"] == "application/json")
+    #expect(response.headers["Cache-Control"] == "no-store")
     #expect(try JSONValue(parsing: response.body) == resultReply(id: 1, ["pong": true]))
 }
 
 @Test func rpcErrorsAreStill200() async throws {
     let response = await post("{")
     #expect(response.status == .ok)
+    #expect(response.headers["Cache-Control"] == "no-store")
     #expect(try JSONValue(parsing: response.body)["error"]?["code"] == -32700)
 }
 

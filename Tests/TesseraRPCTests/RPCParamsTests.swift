@@ -17,6 +17,9 @@ private let badEchoParams: [(params: String?, detail: String)] = [
     (nil, "missing field 'text'"),
     (#"["a"]"#, "params must be an object of named params; positional params are not supported"),
     ("[]", "params must be an object of named params; positional params are not supported"),
+    (#"{"text":"a\u0000b"}"#, "params.text must not contain NUL characters (\\u0000)"),
+    (#"{"text":"a","info":{"phoneNumber":"+1\u0000"}}"#, "params.info.phoneNumber must not contain NUL characters (\\u0000)"),
+    (#"{"text":"a","x\u0000":1}"#, "params (a member name) must not contain NUL characters (\\u0000)"),
 ]
 
 @Test(arguments: badEchoParams.indices)
