@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// Built-in factors that run as factor services instead of in this process (`--remote-factor`, `phone` or
     /// `totp`): left out of the built-in registry, so that a service registered with their id takes their place.
     public var remoteFactors: Set<String> = []
+    /// Whether the server may run without a master key on a public issuer (`--dev`).
+    public var developmentMode = false
     /// The most connections each listener keeps open at once (`--max-connections`).
     public var maxConnections = 10_000
     /// The most connections one client address keeps open on each listener (`--max-connections-per-client`);
@@ -60,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         public var remoteFactors: [String] = []
         public var maxConnections: String?
         public var maxConnectionsPerClient: String?
+        public var dev = false
 
         /// Creates an empty set of options.
         public init() {
@@ -142,6 +145,12 @@ public struct ServerConfiguration: Sendable {
             smsWebhookURL: smsWebhookURL, emailWebhookURL: emailWebhookURL, appVerification: appVerification,
             trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
         configuration.remoteFactors = Set(remoteTexts)
+        configuration.developmentMode = options.dev || environment["TESSERA_DEV"] == "1"
+        if configuration.masterKeyFile == nil, !configuration.developmentMode, !isLoopback(issuer: issuer) {
+            throw Invalid(
+                description: "--master-key-file is required for the issuer \(issuer): without it secrets are sealed "
+                    + "with a public key and codes are logged (use a loopback --issuer or --dev for development)")
+        }
         configuration.maxConnections = try count(
             value(options.maxConnections, "TESSERA_MAX_CONNECTIONS"), option: "--max-connections",
             default: configuration.maxConnections)
@@ -149,6 +158,23 @@ public struct ServerConfiguration: Sendable {
             value(options.maxConnectionsPerClient, "TESSERA_MAX_CONNECTIONS_PER_CLIENT"),
             option: "--max-connections-per-client", default: configuration.maxConnectionsPerClient)
         return configuration
+    }
+
+    /// Whether `issuer` (an http(s) URL) names this machine: `localhost`, 127.0.0.0/8 or `[::1]`.
+    static func isLoopback(issuer: String) -> Bool {
+        let afterScheme = issuer.split(separator: "://", maxSplits: 1)
+        guard afterScheme.count == 2 else { return false }
+        let authority = afterScheme[1].prefix { $0 != "/" }
+        let hostAndPort = authority.split(separator: "@").last ?? authority
+        let host: Substring
+        if hostAndPort.hasPrefix("[") {
+            host = hostAndPort.prefix { $0 != "]" }.dropFirst()
+        } else {
+            host = hostAndPort.prefix { $0 != ":" }
+        }
+        if host.lowercased() == "localhost" { return true }
+        guard let address = IPAddress(parsing: String(host)) else { return false }
+        return ["127.0.0.0/8", "::1/128"].contains { IPNetwork(parsing: $0)?.contains(address) == true }
     }
 
     /// A connection limit from `text`: a whole number from 1 to 1,000,000; `default` when not given.

@@ -54,6 +54,12 @@ struct Serve: AsyncParsableCommand {
             (TESSERA_MAX_CONNECTIONS_PER_CLIENT; default 256).
             """)
     var maxConnectionsPerClient: String?
+    @Flag(
+        help: """
+            Allow running without --master-key-file on an issuer that is not loopback (TESSERA_DEV=1): secrets are \
+            then sealed with a public key and codes written to the log. Never in production.
+            """)
+    var dev = false
 
     func run() async throws {
         var options = ServerConfiguration.Options()
@@ -72,6 +78,7 @@ struct Serve: AsyncParsableCommand {
         options.remoteFactors = remoteFactor
         options.maxConnections = maxConnections
         options.maxConnectionsPerClient = maxConnectionsPerClient
+        options.dev = dev
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

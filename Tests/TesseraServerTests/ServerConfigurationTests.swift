@@ -25,6 +25,19 @@ import TesseraServer
         #expect(configuration.maxConnections == 10_000 && configuration.maxConnectionsPerClient == 256)
     }
 
+    @Test func withoutAMasterKeyOnlyALoopbackIssuerOrDevStarts() throws {
+        // Before, any issuer started without a key: secrets sealed with a public key, codes in the log.
+        for issuer in ["https://auth.example.com", "http://10.0.0.5:8080", "http://127.0.0.1.example.com"] {
+            #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.issuer = issuer }) }
+            #expect(try resolve({ $0.issuer = issuer; $0.dev = true }).developmentMode)
+            #expect(try resolve({ $0.issuer = issuer }, environment: ["TESSERA_DEV": "1"]).developmentMode)
+            #expect(try resolve({ $0.issuer = issuer; $0.masterKeyFile = "/k" }).masterKeyFile == "/k")
+        }
+        for issuer in ["http://127.0.0.1:8080", "http://localhost:8080/auth", "http://[::1]:9000", "http://127.9.9.9"] {
+            #expect(try !resolve({ $0.issuer = issuer }).developmentMode)
+        }
+    }
+
     @Test func connectionLimitsComeFromOptionsOrTheEnvironmentAndMustBeCounts() throws {
         let environment = ["TESSERA_MAX_CONNECTIONS": "500", "TESSERA_MAX_CONNECTIONS_PER_CLIENT": "20"]
         let fromEnvironment = try resolve(environment: environment)
@@ -42,6 +55,7 @@ import TesseraServer
             "TESSERA_DATABASE_URL": "postgresql:///from-env", "TESSERA_LISTEN": "0.0.0.0:9000",
             "TESSERA_ADMIN_LISTEN": "none", "TESSERA_LOOPS": "3", "TESSERA_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
             "TESSERA_APP_VERIFICATION": "disabled-for-testing", "TESSERA_ISSUER": "https://auth.example.com",
+            "TESSERA_MASTER_KEY_FILE": "/run/secrets/master.key",
         ]
         let fromEnvironment = try ServerConfiguration.resolve(
             ServerConfiguration.Options(), environment: environment, processorCount: 8)
@@ -52,6 +66,7 @@ import TesseraServer
         #expect(fromEnvironment.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1"])
         #expect(fromEnvironment.appVerification == .disabledForTesting)
         #expect(fromEnvironment.issuer == "https://auth.example.com")
+        #expect(fromEnvironment.masterKeyFile == "/run/secrets/master.key")
 
         let overridden = try resolve({ $0.listen = "[::1]:7000"; $0.loops = "1" }, environment: environment)
         #expect(overridden.databaseURL == "postgresql:///tessera")
