@@ -9,7 +9,18 @@ public enum CoreMigrations {
     public static let all: [Migration] = [
         Migration(module: "core", version: 1, name: "identity", sql: identity),
         Migration(module: "core", version: 2, name: "client_token_families", sql: clientTokenFamilies),
+        Migration(module: "core", version: 3, name: "send_limits", sql: sendLimits),
     ]
+
+    /// Messages counted per key and window (``SendLimit``), so that nobody can make Tessera flood a mailbox.
+    private static let sendLimits = """
+        CREATE TABLE send_limits (
+            limit_key text PRIMARY KEY,
+            window_start timestamptz NOT NULL,
+            sends integer NOT NULL
+        );
+        CREATE INDEX send_limits_by_window ON send_limits (window_start);
+        """
 
     /// A token family either belongs to the JSON-RPC API (`client_id` NULL) or to the OAuth client named in
     /// `client_id`, with the scope it was granted; module `oauth` adds the foreign key to its clients.

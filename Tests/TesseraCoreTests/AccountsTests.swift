@@ -49,6 +49,35 @@ import TesseraTestSupport
         }
     }
 
+    @Test func verificationMailsAreCappedPerUserAndPerAddress() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let address = CoreHarness.email()
+            let tokens = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: nil)
+            // Before the cap, a batch of 100 calls sent 100 mails to whoever owns the address.
+            for _ in 0..<5 { _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil) }
+            var retryAfter: Int?
+            do {
+                _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
+            } catch let error as AuthError {
+                #expect(error.reason == .tooManyAttemptsTryLater)
+                retryAfter = error.retryAfter
+            }
+            #expect(retryAfter == 3600)
+            #expect(harness.mail.sent.filter { $0.to == address }.count == 5)
+            // The same address in another tenant shares the address's count.
+            let tenant = "t-mail\(UInt32.random(in: 0...UInt32.max))"
+            try await harness.insertTenant(tenant, ["displayName": "Mail", "allowPasswordSignup": true])
+            let other = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: tenant)
+            #expect(try await reason {
+                _ = try await accounts.sendVerificationEmail(idToken: other.idToken, tenantID: tenant)
+            } == .tooManyAttemptsTryLater)
+            harness.clock.advance(by: 3600)
+            _ = try await accounts.sendVerificationEmail(idToken: other.idToken, tenantID: tenant)
+            #expect(harness.mail.sent.filter { $0.to == address }.count == 6)
+        }
+    }
+
     @Test func verificationCodesExpireAndAFailedDeliveryVoidsTheCode() async throws {
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts

@@ -11,7 +11,7 @@ import Testing
     @Test func theModulesVersionsAndOrderAreThoseAppliedBefore() {
         #expect(
             SchemaMigrations.all.map(\.label) == [
-                "core/0001_identity", "core/0002_client_token_families",
+                "core/0001_identity", "core/0002_client_token_families", "core/0003_send_limits",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "totp/0001_secrets", "totp/0002_state_to_router",
                 "phone/0001_phone_factor", "phone/0002_numbers_to_router",
@@ -22,10 +22,16 @@ import Testing
             ])
     }
 
-    /// The SHA-256 of the SQL of every migration released before this test was written (the first twelve), joined
-    /// by NUL bytes in order. Later migrations are added after them.
+    /// The SHA-256 of the SQL of every migration released before this test was written (these twelve), joined by
+    /// NUL bytes in order. Later migrations may come between them (a module's next version follows its last).
     @Test func theAppliedMigrationsAreNotRewritten() throws {
-        let sql = SchemaMigrations.all.prefix(12).map(\.sql).joined(separator: "\u{0}")
+        let released: Set<String> = [
+            "core/0001_identity", "core/0002_client_token_families", "multifactor/0001_router",
+            "multifactor/0002_factor_state", "totp/0001_secrets", "totp/0002_state_to_router", "phone/0001_phone_factor",
+            "phone/0002_numbers_to_router", "factorservices/0001_registrations", "oauth/0001_clients_and_codes",
+            "oauth/0002_login_flows_and_browser_sessions", "oauth/0003_codes_name_their_sign_in",
+        ]
+        let sql = SchemaMigrations.all.filter { released.contains($0.label) }.map(\.sql).joined(separator: "\u{0}")
         let digest = try Digest.sha256(sql).map { byte in
             let hex = String(byte, radix: 16)
             return hex.count == 1 ? "0" + hex : hex
