@@ -38,7 +38,12 @@ public final class PhoneSignIn: Sendable {
 
     /// `accounts.sendVerificationCode`: sends a sign-in code to `phoneNumber` and returns the `sessionInfo` to
     /// sign in with. `OPERATION_NOT_ALLOWED` where phone sign-in is off; `MISSING_PHONE_NUMBER`,
-    /// `INVALID_PHONE_NUMBER`; `UNSUPPORTED_FIRST_FACTOR`; then whatever the ``SMSCodeIssuer`` refuses.
+    /// `INVALID_PHONE_NUMBER`; then whatever the ``SMSCodeIssuer`` refuses (app verification, region, limits).
+    ///
+    /// A number that is a multi-factor user's is answered exactly like any other, and sent its code, after app
+    /// verification and the send limits: refusing it here would tell anyone, for free, which numbers are second
+    /// factors. Its owner learns it at sign-in, with the right code (`UNSUPPORTED_FIRST_FACTOR`); anyone else only
+    /// ever sees `INVALID_CODE`.
     public func sendVerificationCode(
         phoneNumber: String?, tenantID: String?, appVerification: JSONObject?, languageCode: String?,
         clientAddress: String?
@@ -47,9 +52,6 @@ public final class PhoneSignIn: Sendable {
             let config = try await self.config(pool, tenantID: tenantID)
             let phoneNumber = try PhoneNumber.checkedParam(phoneNumber)
             let credential = try AppCredential.read(appVerification)
-            guard !(try await self.isMultiFactorNumber(pool, phoneNumber, tenantID: tenantID)) else {
-                throw Self.unsupported
-            }
             let now = self.services.clock.now()
             let handle = try SecretDigest.make()
             let digest = try await self.codes.issue(
@@ -70,7 +72,7 @@ public final class PhoneSignIn: Sendable {
     /// creating it on first use; the result adds `phoneNumber` and `isNewUser`. `MISSING_SESSION_INFO`,
     /// `MISSING_CODE`; `INVALID_SESSION_INFO` for an unknown or used session, `TENANT_ID_MISMATCH` for another
     /// tenant's, `SESSION_EXPIRED`, `TOO_MANY_ATTEMPTS_TRY_LATER`; `INVALID_CODE`; `UNSUPPORTED_FIRST_FACTOR` when
-    /// the number became a multi-factor user's meanwhile; `USER_DISABLED`.
+    /// the number is a multi-factor user's (said only after the right code); `USER_DISABLED`.
     public func signIn(sessionInfo: String?, code: String?, tenantID: String?) async throws -> TokenResult {
         guard let sessionInfo, !sessionInfo.isEmpty else {
             throw AuthError(.missingSessionInfo, "sessionInfo is required.")
