@@ -14,7 +14,24 @@ public enum MultiFactorMigrations {
     public static let all: [Migration] = [
         Migration(module: "multifactor", version: 1, name: "router", sql: router),
         Migration(module: "multifactor", version: 2, name: "factor_state", sql: factorState),
+        Migration(module: "multifactor", version: 3, name: "revocation_ends_pending", sql: revocationEndsPending),
     ]
+
+    /// Revoking a user's tokens (`users.revokeTokens`, a new password, disabling the user, withdrawing a factor:
+    /// each moves `users.tokens_valid_after`) and disabling the user end the user's pending second-factor
+    /// sign-ins in the same transaction, so a credential issued before cannot finish a sign-in afterwards.
+    private static let revocationEndsPending = """
+        CREATE FUNCTION mfa_revocation_ends_pending() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM mfa_pending_credentials WHERE user_id = NEW.user_id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER mfa_revocation_ends_pending AFTER UPDATE OF tokens_valid_after, disabled ON users
+            FOR EACH ROW
+            WHEN (OLD.tokens_valid_after IS DISTINCT FROM NEW.tokens_valid_after OR (NEW.disabled AND NOT OLD.disabled))
+            EXECUTE FUNCTION mfa_revocation_ends_pending();
+        """
 
     private static let factorState = """
         ALTER TABLE mfa_enrollments

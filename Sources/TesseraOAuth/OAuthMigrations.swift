@@ -25,6 +25,8 @@ public import TesseraPostgres
 /// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
 /// live 60 s).
 ///
+/// Version 6 ends a user's login flows when the user's tokens are revoked or the user is disabled.
+///
 /// Version 5 drops the foreign key from `token_families.client_id` to `oauth_clients`: every grant inserted a family
 /// under it, and each insert share-locked the client's row, one hot row for all of a client's users (concurrent
 /// grants then share that lock through a multixact). A trigger keeps the cascade: deleting a client (also through
@@ -39,7 +41,24 @@ public enum OAuthMigrations {
         Migration(module: "oauth", version: 3, name: "codes_name_their_sign_in", sql: codesNameTheirSignIn),
         Migration(module: "oauth", version: 4, name: "sealed_codes", sql: sealedCodes),
         Migration(module: "oauth", version: 5, name: "families_without_client_lock", sql: familiesWithoutClientLock),
+        Migration(module: "oauth", version: 6, name: "revocation_ends_login_flows", sql: revocationEndsLoginFlows),
     ]
+
+    /// Revoking a user's tokens (anything that moves `users.tokens_valid_after`) or disabling the user ends, in
+    /// the same transaction, the login flows in which the user has passed a factor (they hold the user and a
+    /// sealed credential), so a sign-in begun before cannot complete afterwards.
+    private static let revocationEndsLoginFlows = """
+        CREATE FUNCTION oauth_revocation_ends_login_flows() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM oauth_login_flows WHERE user_id = NEW.user_id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER oauth_revocation_ends_login_flows AFTER UPDATE OF tokens_valid_after, disabled ON users
+            FOR EACH ROW
+            WHEN (OLD.tokens_valid_after IS DISTINCT FROM NEW.tokens_valid_after OR (NEW.disabled AND NOT OLD.disabled))
+            EXECUTE FUNCTION oauth_revocation_ends_login_flows();
+        """
 
     /// The client's families go by a trigger instead of a foreign key.
     private static let familiesWithoutClientLock = """

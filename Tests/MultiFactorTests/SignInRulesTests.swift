@@ -54,6 +54,36 @@ import Testing
         }
     }
 
+    @Test(arguments: ["revokeTokens", "disable", "password"])
+    func revokingTheUsersTokensEndsTheirPendingSignIns(_ how: String) async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp())
+            let alice = try await mfa.verifiedUser(tenantID: tenant)
+            let (enrollment, secret) = try await mfa.enrollTOTP(alice.tokens.idToken, tenantID: tenant)
+            let credential = try await mfa.challenge(alice.email, tenantID: tenant).mfaPendingCredential
+            let actor = AuditLog.Actor(
+                principal: AdminPrincipal(keyID: "mfa-test", scope: .project), method: "users.\(how)", requestID: "r")
+            let admin = mfa.core.services.usersAdmin
+            switch how {
+            case "revokeTokens":
+                try await admin.revokeTokens(tenantID: tenant, localID: alice.tokens.localId, actor: actor)
+            case "disable":
+                _ = try await admin.update(
+                    tenantID: tenant, localID: alice.tokens.localId, UserChanges(disabled: true), actor: actor)
+            default:
+                _ = try await admin.update(
+                    tenantID: tenant, localID: alice.tokens.localId, UserChanges(password: "another password 1"),
+                    actor: actor)
+            }
+            // Before, the credential issued ahead of the revocation still finished a sign-in for 600 s.
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        credential, enrollmentID: enrollment, code: try mfa.code(secret, steps: 1), tenantID: tenant)
+                } == .invalidMFAPendingCredential)
+        }
+    }
+
     @Test func fiveWrongCodesBurnACredentialAndTenInARowLockTheEnrolment() async throws {
         try await MFAHarness.run { mfa in
             let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))

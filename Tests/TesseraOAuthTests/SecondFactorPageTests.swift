@@ -59,6 +59,28 @@ struct SecondFactorPageTests {
         }
     }
 
+    @Test("revoking the user's tokens ends a login flow that passed the password, in the same transaction")
+    func revocationEndsTheFlow() async throws {
+        try await LoginHarness.run { harness in
+            let tenant = try await harness.tenant(["mfaConfig": LoginHarness.mfa()])
+            let client = try await harness.client(tenantID: tenant)
+            let user = try await harness.user(tenantID: tenant)
+            let secret = try await harness.enrollTOTP(user.email, tenantID: tenant)
+            var browser = harness.browser()
+            let page = try await Self.passwordStep(&browser, client: client, email: user.email)
+            #expect(Page(page).form("code-form") != nil)
+            try await harness.core.services.usersAdmin.revokeTokens(
+                tenantID: tenant, localID: user.userID,
+                actor: AuditLog.Actor(
+                    principal: AdminPrincipal(keyID: "login-test", scope: .project), method: "users.revokeTokens",
+                    requestID: "r"))
+            // Before, the flow kept the sealed password step and the right code still issued an authorization code.
+            let after = try await browser.submit(page, form: "code-form", [("code", try harness.totp(secret))])
+            #expect(after.status.code == 400)
+            #expect(after.headers["Location"] == nil)
+        }
+    }
+
     @Test("SMS: the code is sent as the page is first shown, not again on reload; resend, wrong and right code")
     func sms() async throws {
         try await LoginHarness.run { harness in

@@ -13,12 +13,13 @@ import Testing
             SchemaMigrations.all.map(\.label) == [
                 "core/0001_identity", "core/0002_client_token_families", "core/0003_send_limits",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
+                "multifactor/0003_revocation_ends_pending",
                 "totp/0001_secrets", "totp/0002_state_to_router",
                 "phone/0001_phone_factor", "phone/0002_numbers_to_router",
                 "factorservices/0001_registrations",
                 "oauth/0001_clients_and_codes", "oauth/0002_login_flows_and_browser_sessions",
                 "oauth/0003_codes_name_their_sign_in", "oauth/0004_sealed_codes",
-                "oauth/0005_families_without_client_lock",
+                "oauth/0005_families_without_client_lock", "oauth/0006_revocation_ends_login_flows",
             ])
     }
 
