@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 public import TesseraCore
 public import TesseraPostgres
 
@@ -27,22 +27,27 @@ extension MultiFactorRouter {
     /// What follows a passed first factor (API §4 rules 4 and 5): with at least one enrolment of an enabled factor,
     /// a challenge listing exactly those enrolments (masked) and a pending credential; otherwise tokens, which ask
     /// for an enrolment under `MANDATORY`. `lastLoginAt` moves only when tokens are issued.
+    ///
+    /// `authTime` is when the first factor was passed: now, unless an earlier sign-in is being stepped up (a browser
+    /// session adding its second factor), whose first factor keeps its own time, so the step-up does not make an
+    /// old session pass the recency rule (API §4 rule 3).
     public func completeFirstFactor(
-        _ pool: PostgresPool, user: UserRecord, provider: String, config: EffectiveConfig
+        _ pool: PostgresPool, user: UserRecord, provider: String, config: EffectiveConfig, authTime: Date? = nil
     ) async throws -> SignInOutcome {
         let now = clock.now()
+        let authTime = min(authTime ?? now, now)
         let registry = try await directory.registry(pool)
         let usable = try await usableEnrollments(pool, userID: user.userID, config: config, registry: registry)
         guard usable.isEmpty else {
             let handle = try await PendingCredentials.create(
-                pool, userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider, now: now)
+                pool, userID: user.userID, tenantID: user.tenantID, authTime: authTime, provider: provider, now: now)
             return .challenge(
                 MFAChallenge(
                     mfaPendingCredential: handle, mfaInfo: usable.map { view($0.0, of: $0.1, masked: true) },
                     localId: user.userID))
         }
         let session = SignInSession(
-            userID: user.userID, tenantID: user.tenantID, authTime: now, provider: provider,
+            userID: user.userID, tenantID: user.tenantID, authTime: authTime, provider: provider,
             mfaEnrollmentRequired: Self.enrollmentRequired(config, registry))
         return .tokens(try await signIn(pool, user: user, session: session, now: now))
     }

@@ -112,7 +112,7 @@ struct AuthorizeEndpoint: Sendable {
             return nil
         }
         let outcome = try await context.router.completeFirstFactor(
-            pool, user: user, provider: live.family.provider, config: config)
+            pool, user: user, provider: live.family.provider, config: config, authTime: live.family.authTime)
         return Upgrade(hash: live.hash, outcome: outcome)
     }
 

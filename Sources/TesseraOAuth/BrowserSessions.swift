@@ -34,11 +34,23 @@ enum BrowserSessions {
             """, [hash, now])
     }
 
-    /// Moves the session to the family of a sign-in that passed a second factor (SSO upgraded); its lifetime does
-    /// not grow.
-    static func upgrade(_ db: any SQLRunner, hash: [UInt8], to familyID: String) async throws {
+    /// Replaces the session whose cookie hashes to `hash` by a new one on the family of a sign-in that passed a
+    /// second factor (SSO upgraded), and returns the new cookie's secret: a change of authentication level always
+    /// gets a new session id, so a session id seen before the step-up (fixed by an attacker, say) never carries it.
+    /// The lifetime does not grow: the new session ends when the old one would have (now plus ``lifetime`` when
+    /// the old one is gone).
+    static func upgrade(_ db: any SQLRunner, hash: [UInt8], to familyID: String, now: Date) async throws -> String {
+        let ended = try await db.query(
+            "DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING expires_at", [hash])
+        let session = try SecretDigest.make()
+        let expiresAt = try ended.rows.first?.decode(Date.self, at: 0) ?? now.addingTimeInterval(lifetime)
         try await db.query(
-            "UPDATE oauth_browser_sessions SET family_id = $2 WHERE session_hash = $1", [hash, familyID])
+            """
+            INSERT INTO oauth_browser_sessions (session_hash, family_id, created_at, expires_at)
+            VALUES ($1, $2, $3, $4)
+            """,
+            [session.digest, familyID, now, expiresAt])
+        return session.secret
     }
 
     /// The sign-in that issued `refreshToken`.

@@ -49,19 +49,19 @@ struct LoginCompletion: Sendable {
     }
 
     /// Completes `opened` with the tokens of a finished sign-in: ends the flow (once), keeps the browser signed in
-    /// on the sign-in's token family (a new session, or the SSO session the flow upgrades), issues the code and
-    /// redirects to the client.
+    /// on the sign-in's token family (a new session, or a new one in place of the SSO session the flow upgrades),
+    /// issues the code and redirects to the client.
     func finish(_ pool: PostgresPool, _ opened: OpenedFlow, tokens: TokenResult) async throws -> HTTPResponse {
         guard let family = try await BrowserSessions.family(pool, refreshToken: tokens.refreshToken) else {
             throw MissingSignInFamily()
         }
         let now = context.now
         let flow = opened.flow
-        let issued: (code: String, session: String?)? = try await pool.transaction { transaction in
+        let issued: (code: String, session: String)? = try await pool.transaction { transaction in
             guard try await LoginFlows.complete(transaction, hash: flow.hash, now: now) else { return nil }
-            var session: String?
+            let session: String
             if let upgraded = flow.browserSessionHash {
-                try await BrowserSessions.upgrade(transaction, hash: upgraded, to: family.familyID)
+                session = try await BrowserSessions.upgrade(transaction, hash: upgraded, to: family.familyID, now: now)
             } else {
                 session = try await BrowserSessions.create(transaction, familyID: family.familyID, now: now)
             }
@@ -74,7 +74,7 @@ struct LoginCompletion: Sendable {
         }
         var response = LoginResponse.redirect(
             to: OAuthRedirect.code(issued.code, for: flow.request, issuer: context.issuer), status: .seeOther)
-        if let session = issued.session { try response.setCookie(context.cookies.session(session)) }
+        try response.setCookie(context.cookies.session(issued.session))
         log(flow.request, family: family, sso: false)
         return response
     }

@@ -176,7 +176,7 @@ struct SecondFactorPageTests {
         }
     }
 
-    @Test("SSO from a session without a second factor asks for it, then upgrades the session")
+    @Test("SSO from a session without a second factor asks for it, then upgrades the session under a new id")
     func ssoUpgrade() async throws {
         try await LoginHarness.run { harness in
             let tenant = try await harness.tenant(["mfaConfig": LoginHarness.mfa()])
@@ -185,6 +185,9 @@ struct SecondFactorPageTests {
             var browser = harness.browser()
             let first = try await Self.passwordStep(&browser, client: client, email: user.email)
             #expect(try await Self.grant(harness, first).0 == nil)
+            let firstAuthTime = try Self.authTime(harness, first)
+            let oldSession = try #require(browser.cookies["__Host-tessera_session"])
+            harness.core.clock.advance(by: 120)
             let secret = try await harness.enrollTOTP(user.email, tenantID: tenant)
             // Enrolling did not revoke the session, but it never passed a second factor.
             let silent = try await browser.authorize(
@@ -195,12 +198,28 @@ struct SecondFactorPageTests {
             #expect(Page(page).form("code-form") != nil)
             let done = try await browser.submit(page, form: "code-form", [("code", try harness.totp(secret))])
             #expect(try await Self.grant(harness, done).0 == "totp")
+            // The step-up keeps the first factor's time: before, it was stamped now, so an old session passed the
+            // recency rule (API §4 rule 3) by adding a second factor.
+            #expect(try Self.authTime(harness, done) == firstAuthTime)
+            // A new session id for the new authentication level; the old id signs nobody in any more.
             let sessions = browser.setCookies.filter { $0.hasPrefix("__Host-tessera_session=") }
-            #expect(sessions.count == 1)
+            #expect(sessions.count == 2)
+            let newSession = try #require(browser.cookies["__Host-tessera_session"])
+            #expect(newSession != oldSession)
             let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
             #expect(sso.status.code == 302)
             #expect(try await Self.grant(harness, sso).0 == "totp")
+            var fixed = harness.browser()
+            fixed.cookies["__Host-tessera_session"] = oldSession
+            let withOld = try await fixed.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+            #expect(Page(withOld).form("password-form") != nil)
         }
+    }
+
+    /// The `auth_time` a code behind a redirect carries.
+    static func authTime(_ harness: LoginHarness, _ response: HTTPResponse) throws -> Date {
+        let code = try #require(try ClientRedirect(response, to: LoginHarness.redirectURI).query["code"])
+        return try SealedAuthorizationCode.open(code, keys: harness.core.services.codeKeys).grant.authTime
     }
 
     @Test("app verification disabled for testing: the pages reach test numbers only")
