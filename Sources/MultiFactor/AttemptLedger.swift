@@ -7,18 +7,27 @@ public import TesseraPostgres
 /// An attempt is taken *before* the code is checked, by an atomic `UPDATE … WHERE attempts < limit`, so parallel
 /// guesses cannot slip past the limit between a check and a count; a right code then ends the credential or
 /// session anyway. So five wrong codes against one `sessionInfo` or `mfaPendingCredential` burn it (the fifth
-/// still answers `INVALID_CODE`, the sixth attempt is refused), and the tenth consecutive attempt at one enrolment
-/// locks it for 900 s whatever credential is used; a right code clears the count.
+/// still answers `INVALID_CODE`, the sixth attempt is refused).
+///
+/// At one enrolment, whatever credential is used, the count of consecutive failures goes on across locks: every
+/// tenth locks the enrolment, for 900 s the first time and twice as long each time after (at most a day), and the
+/// hundredth blocks it for good (NIST SP 800-63B §5.2.2), so a holder of the password no longer gets ~960
+/// guesses a day forever. Only a right code at another of the user's enrolments (a successful sign-in with
+/// another factor) clears the count of all of them, or an administrator removing the enrolment.
 ///
 /// Other single-use code sessions (phone sign-in's `sessionInfo`) apply the same per-handle limit through
 /// ``checkOpen(expiresAt:attempts:now:)`` and ``take(_:table:hash:expiresAt:now:)``.
 public enum AttemptLedger {
     /// Attempts per pending credential and per factor session.
     public static let perHandle = 5
-    /// Consecutive failed attempts at one enrolment before it locks.
+    /// Consecutive failed attempts at one enrolment between two locks.
     static let perEnrollment = 10
-    /// How long a locked enrolment stays locked.
+    /// How long the first lock of an enrolment lasts; each later one lasts twice the one before.
     static let enrollmentLock: TimeInterval = 900
+    /// The longest lock.
+    static let longestEnrollmentLock: TimeInterval = 86_400
+    /// Consecutive failed attempts after which an enrolment is blocked until cleared.
+    public static let enrollmentCeiling = 100
 
     /// `SESSION_EXPIRED` when a handle (pending credential or session) is past `expiresAt`, else
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` when its attempts are spent (with the seconds until it would have expired:
@@ -47,29 +56,35 @@ public enum AttemptLedger {
             "UPDATE \(table) SET attempts = attempts - 1 WHERE handle_hash = $1 AND attempts > 0", [hash])
     }
 
-    /// `TOO_MANY_ATTEMPTS_TRY_LATER` while `enrollmentID` is locked.
-    static func checkUnlocked(lockedUntil: Date?, now: Date) throws(AuthError) {
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` while an enrolment with `failures` consecutive failures is locked or blocked.
+    static func checkUnlocked(lockedUntil: Date?, failures: Int, now: Date) throws(AuthError) {
+        guard failures < enrollmentCeiling else { throw blocked }
         guard let lockedUntil, lockedUntil > now else { return }
         throw locked(until: lockedUntil, now: now)
     }
 
-    /// Counts one attempt at `enrollmentID`; the tenth in a row locks it (and still goes on to be checked).
-    /// `TOO_MANY_ATTEMPTS_TRY_LATER` when it is locked. Returns whether this attempt locked it, for
-    /// ``giveBack(_:enrollmentID:locked:)``.
+    /// Counts one attempt at `enrollmentID` (it still goes on to be checked); every tenth in a row locks it, longer
+    /// each time, and the hundredth blocks it. `TOO_MANY_ATTEMPTS_TRY_LATER` when it is locked or blocked. Returns
+    /// whether this attempt locked it, for ``giveBack(_:enrollmentID:locked:)``.
     @discardableResult
     static func take(_ db: some SQLRunner, enrollmentID: String, now: Date) async throws -> Bool {
         let taken = try await db.query(
             """
             UPDATE mfa_enrollments SET
-                failures = CASE WHEN failures + 1 >= $3 THEN 0 ELSE failures + 1 END,
-                locked_until = CASE WHEN failures + 1 >= $3 THEN $2::timestamptz + $4 * interval '1 second' END
-            WHERE enrollment_id = $1 AND (locked_until IS NULL OR locked_until <= $2)
-            RETURNING locked_until IS NOT NULL
-            """, [enrollmentID, now, perEnrollment, Int(enrollmentLock)])
+                failures = failures + 1,
+                locked_until = CASE WHEN (failures + 1) % $3 = 0
+                    THEN $2::timestamptz + least($4 * power(2, (failures + 1) / $3 - 1), $5) * interval '1 second'
+                    ELSE locked_until END
+            WHERE enrollment_id = $1 AND (locked_until IS NULL OR locked_until <= $2) AND failures < $6
+            RETURNING failures % $3 = 0
+            """,
+            [enrollmentID, now, perEnrollment, Int(enrollmentLock), Int(longestEnrollmentLock), enrollmentCeiling])
         if let row = taken.rows.first { return try row.decode(Bool.self, at: 0) }
         let lock = try await db.query(
-            "SELECT locked_until FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
-        throw locked(until: try lock.rows.first?.decode(Date?.self, at: 0) ?? now, now: now)
+            "SELECT locked_until, failures FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
+        guard let row = lock.rows.first else { throw locked(until: now, now: now) }
+        try checkUnlocked(lockedUntil: try row.decode(Date?.self, at: 0), failures: try row.decode(Int.self, at: 1), now: now)
+        throw locked(until: now, now: now)
     }
 
     /// Gives back an attempt at `enrollmentID` taken by ``take(_:enrollmentID:now:)`` (which said whether it
@@ -78,16 +93,28 @@ public enum AttemptLedger {
         try await db.query(
             """
             UPDATE mfa_enrollments SET
-                failures = CASE WHEN $2 THEN $3 - 1 ELSE greatest(failures - 1, 0) END,
+                failures = greatest(failures - 1, 0),
                 locked_until = CASE WHEN $2 THEN NULL ELSE locked_until END
             WHERE enrollment_id = $1
-            """, [enrollmentID, locked, perEnrollment])
+            """, [enrollmentID, locked])
     }
 
-    /// Clears the count of `enrollmentID` after a right code.
+    /// After a right code at `enrollmentID`: clears the count of every enrolment of its user, since the user has
+    /// just proved themselves with a second factor (the one that was right, or another).
     static func succeeded(_ db: some SQLRunner, enrollmentID: String) async throws {
         try await db.query(
-            "UPDATE mfa_enrollments SET failures = 0, locked_until = NULL WHERE enrollment_id = $1", [enrollmentID])
+            """
+            UPDATE mfa_enrollments SET failures = 0, locked_until = NULL
+            WHERE user_id = (SELECT user_id FROM mfa_enrollments WHERE enrollment_id = $1)
+                AND (failures > 0 OR locked_until IS NOT NULL)
+            """, [enrollmentID])
+    }
+
+    private static var blocked: AuthError {
+        AuthError(
+            .tooManyAttemptsTryLater,
+            "This second factor is blocked after \(enrollmentCeiling) wrong codes in a row: sign in with another "
+                + "second factor, or ask an administrator to remove it and enrol again.")
     }
 
     private static func spent(expiresAt: Date, now: Date) -> AuthError {

@@ -8,6 +8,8 @@ import TesseraPostgres
 struct LockableEnrollment {
     let enrollment: Enrollment
     let lockedUntil: Date?
+    /// Consecutive failed attempts (``AttemptLedger``).
+    let failures: Int
 }
 
 /// The router's queries on `mfa_enrollments`. Every query names the owner, so one user's enrolment is never
@@ -19,7 +21,7 @@ enum EnrollmentStore {
         let result = try await db.query(
             """
             SELECT enrollment_id, factor, display_name, enrolled_at, public_info::text, masked_info::text,
-                sealed_state, locked_until
+                sealed_state, locked_until, failures
             FROM mfa_enrollments WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
             """, [userID])
         return try result.rows.map { row in
@@ -31,7 +33,9 @@ enum EnrollmentStore {
                 publicInfo: try object(row.decode(String.self, at: 4)) ?? JSONObject(),
                 maskedInfo: try row.decode(String?.self, at: 5).flatMap(object),
                 state: try sealed.map { try keyRing.open($0, associatedData: Array(id.utf8)) } ?? [])
-            return LockableEnrollment(enrollment: enrollment, lockedUntil: try row.decode(Date?.self, at: 7))
+            return LockableEnrollment(
+                enrollment: enrollment, lockedUntil: try row.decode(Date?.self, at: 7),
+                failures: try row.decode(Int.self, at: 8))
         }
     }
 

@@ -100,7 +100,7 @@ extension MultiFactorRouter {
             throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
         }
         try Self.checkEnabled(factor, config)
-        try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, now: now)
+        try AttemptLedger.checkUnlocked(lockedUntil: stored.lockedUntil, failures: stored.failures, now: now)
         return (config, credential, user, stored.enrollment, factor)
     }
 

@@ -131,6 +131,64 @@ import Testing
         }
     }
 
+    @Test func locksGrowLongerAndTheHundredthFailureBlocksUntilAnotherFactorSucceeds() async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
+            let user = try await mfa.verifiedUser(tenantID: tenant)
+            let (target, secret) = try await mfa.enrollTOTP(user.tokens.idToken, tenantID: tenant)
+            let (other, otherSecret) = try await mfa.enrollTOTP(user.tokens.idToken, tenantID: tenant)
+            var failures = 0
+            /// Ten wrong codes at `target` (two pending credentials of five attempts); returns what an attempt then says.
+            func tenWrong() async throws -> AuthError? {
+                for _ in 0..<2 {
+                    let challenge = try await mfa.challenge(user.email, tenantID: tenant)
+                    for _ in 0..<5 {
+                        let wrong = try mfa.code(secret, steps: 7)
+                        #expect(
+                            try await reason {
+                                _ = try await mfa.finishTOTP(
+                                    challenge.mfaPendingCredential, enrollmentID: target, code: wrong, tenantID: tenant)
+                            } == .invalidCode)
+                        failures += 1
+                    }
+                }
+                let next = try await mfa.challenge(user.email, tenantID: tenant)
+                return try await authError {
+                    _ = try await mfa.finishTOTP(
+                        next.mfaPendingCredential, enrollmentID: target, code: try mfa.code(secret), tenantID: tenant)
+                }
+            }
+            // Before, every lock reset the count: 900 s each time, forever. Now each lock is twice the last.
+            var expected = 900
+            while failures < 90 {
+                let locked = try await tenWrong()
+                #expect(locked?.reason == .tooManyAttemptsTryLater)
+                #expect(locked?.retryAfter == min(expected, 86_400), "after \(failures) failures")
+                mfa.clock.advance(by: TimeInterval(min(expected, 86_400)))
+                expected *= 2
+            }
+            // The hundredth blocks the enrolment however long one waits, even with the right code.
+            let blocked = try await tenWrong()
+            #expect(blocked?.reason == .tooManyAttemptsTryLater && blocked?.retryAfter == nil)
+            mfa.clock.advance(by: 30 * 86_400)
+            let stillBlocked = try await mfa.challenge(user.email, tenantID: tenant)
+            #expect(
+                try await reason {
+                    _ = try await mfa.finishTOTP(
+                        stillBlocked.mfaPendingCredential, enrollmentID: target, code: try mfa.code(secret),
+                        tenantID: tenant)
+                } == .tooManyAttemptsTryLater)
+            // A sign-in with the user's other factor clears it.
+            let withOther = try await mfa.challenge(user.email, tenantID: tenant)
+            _ = try await mfa.finishTOTP(
+                withOther.mfaPendingCredential, enrollmentID: other, code: try mfa.code(otherSecret), tenantID: tenant)
+            mfa.clock.advance(by: 60)
+            let again = try await mfa.challenge(user.email, tenantID: tenant)
+            _ = try await mfa.finishTOTP(
+                again.mfaPendingCredential, enrollmentID: target, code: try mfa.code(secret), tenantID: tenant)
+        }
+    }
+
     @Test func aRightCodeClearsTheConsecutiveFailures() async throws {
         try await MFAHarness.run { mfa in
             let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
