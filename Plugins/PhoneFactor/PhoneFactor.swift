@@ -122,6 +122,8 @@ public struct PhoneFactor: Factor {
         let sessionInfo = try reader.credential("sessionInfo", missing: .missingSessionInfo)
         let code = try reader.credential("code", missing: .missingCode)
         let challenge = try PhoneChallengeState(bytes: state)
+        try await TestNumberAttempts.take(
+            context.database, config: context.config, phoneNumber: challenge.phoneNumber, now: context.now)
         guard PhoneCode.matches(code, digest: challenge.codeDigest, sessionInfo: sessionInfo) else {
             throw Self.invalidCode
         }
@@ -155,6 +157,10 @@ public struct PhoneFactor: Factor {
         let code = try reader.credential("code", missing: .missingCode)
         if let named = try reader.string("phoneNumber"), !Self.namedByNumber.names(named, enrollment) {
             throw AuthError(.invalidArgument, "phoneNumber does not name the enrolment.")
+        }
+        if let phoneNumber = Self.number(of: enrollment) {
+            try await TestNumberAttempts.take(
+                context.database, config: context.config, phoneNumber: phoneNumber, now: context.now)
         }
         guard let digest = state, PhoneCode.matches(code, digest: digest, sessionInfo: sessionInfo) else {
             throw Self.invalidCode

@@ -84,6 +84,7 @@ public final class PhoneSignIn: Sendable {
             let session = try await Self.open(pool, sessionInfo: sessionInfo, tenantID: tenantID, now: now)
             try await AttemptLedger.take(
                 pool, table: "phone_sign_in_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
+            try await TestNumberAttempts.take(pool, config: config, phoneNumber: session.phoneNumber, now: now)
             guard PhoneCode.matches(code, digest: session.codeDigest, sessionInfo: sessionInfo) else {
                 throw AuthError(.invalidCode, "The verification code is not valid.")
             }

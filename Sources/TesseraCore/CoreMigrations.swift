@@ -9,17 +9,17 @@ public enum CoreMigrations {
     public static let all: [Migration] = [
         Migration(module: "core", version: 1, name: "identity", sql: identity),
         Migration(module: "core", version: 2, name: "client_token_families", sql: clientTokenFamilies),
-        Migration(module: "core", version: 3, name: "send_limits", sql: sendLimits),
+        Migration(module: "core", version: 3, name: "rate_limits", sql: rateLimits),
     ]
 
-    /// Messages counted per key and window (``SendLimit``), so that nobody can make Tessera flood a mailbox.
-    private static let sendLimits = """
-        CREATE TABLE send_limits (
+    /// Events counted per key and window (``RateLimit``): mails sent, test-number codes tried.
+    private static let rateLimits = """
+        CREATE TABLE rate_limits (
             limit_key text PRIMARY KEY,
             window_start timestamptz NOT NULL,
             sends integer NOT NULL
         );
-        CREATE INDEX send_limits_by_window ON send_limits (window_start);
+        CREATE INDEX rate_limits_by_window ON rate_limits (window_start);
         """
 
     /// A token family either belongs to the JSON-RPC API (`client_id` NULL) or to the OAuth client named in

@@ -238,6 +238,30 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test("a test number's fixed code allows 20 tries an hour over all its sessions")
+    func testNumberTries() async throws {
+        try await PhoneHarness.run { phone in
+            let number = PhoneHarness.number()
+            let tenant = try await phone.tenant(["testPhoneNumbers": [number: "424242"]])
+            // Before, every new session gave five more guesses at the fixed code, without any limit.
+            for _ in 0..<20 {
+                let session = try await phone.send(number, tenantID: tenant)
+                #expect(
+                    try await reason {
+                        _ = try await phone.phoneSignIn.signIn(sessionInfo: session, code: "000000", tenantID: tenant)
+                    } == .invalidCode)
+            }
+            let session = try await phone.send(number, tenantID: tenant)
+            let refused = try await authError {
+                _ = try await phone.phoneSignIn.signIn(sessionInfo: session, code: "424242", tenantID: tenant)
+            }
+            #expect(refused?.reason == .tooManyAttemptsTryLater && refused?.retryAfter == 3600)
+            phone.core.clock.advance(by: 3600)
+            let later = try await phone.send(number, tenantID: tenant)
+            _ = try await phone.phoneSignIn.signIn(sessionInfo: later, code: "424242", tenantID: tenant)
+        }
+    }
+
     @Test("MANDATORY: a phone sign-in gets tokens that ask for an enrolment")
     func mandatory() async throws {
         try await PhoneHarness.run { phone in

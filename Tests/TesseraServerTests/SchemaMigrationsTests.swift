@@ -11,7 +11,7 @@ import Testing
     @Test func theModulesVersionsAndOrderAreThoseAppliedBefore() {
         #expect(
             SchemaMigrations.all.map(\.label) == [
-                "core/0001_identity", "core/0002_client_token_families", "core/0003_send_limits",
+                "core/0001_identity", "core/0002_client_token_families", "core/0003_rate_limits",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "multifactor/0003_revocation_ends_pending",
                 "totp/0001_secrets", "totp/0002_state_to_router",

@@ -87,7 +87,7 @@ public final class Accounts: Sendable {
 
     /// `accounts.sendOobCode` with `VERIFY_EMAIL`: mails the signed-in user a link carrying a single-use code
     /// (stored hashed). When delivery finally fails the code is deleted and the call fails with
-    /// `DELIVERY_FAILED`. At most 5 such mails per user and 5 per address in an hour (``SendLimit``), then
+    /// `DELIVERY_FAILED`. At most 5 such mails per user and 5 per address in an hour (``RateLimit``), then
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` with `retryAfter`. Returns the address mailed.
     public func sendVerificationEmail(idToken: String, tenantID: String?) async throws -> String {
         try await database.withPool { pool in
@@ -98,8 +98,8 @@ public final class Accounts: Sendable {
                 throw AuthError(.invalidEmail, "The account has no e-mail address to verify.")
             }
             let now = self.clock.now()
-            try await SendLimit.verificationMailsPerUser.admit(pool, key: user.userID, now: now)
-            try await SendLimit.verificationMailsPerAddress.admit(pool, key: address.lowercased(), now: now)
+            try await RateLimit.verificationMailsPerUser.admit(pool, key: user.userID, now: now)
+            try await RateLimit.verificationMailsPerAddress.admit(pool, key: address.lowercased(), now: now)
             let code = try SecretDigest.make()
             try await pool.query(
                 "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
