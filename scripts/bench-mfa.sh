@@ -4,7 +4,8 @@
 #
 # It builds `tessera` (release) and the load generator Benchmarks/ OAuthLoad, makes a fresh database
 # tessera_mfabench on the durable benchmark cluster (scripts/lib.sh start_bench_cluster), starts `tessera serve --loops 2` on free ports (--app-verification
-# disabled-for-testing, the dev master key, a fresh random admin key) and `tessera factor serve totp --id
+# disabled-for-testing, the dev master key, a fresh random admin key, no per-client password limit: every sign-in
+# comes from 127.0.0.1) and `tessera factor serve totp --id
 # totp-remote --loops 1` with a fresh random secret, then `OAuthLoad mfa` registers the factor service, makes a
 # tenant for each side (A: in-process TOTP, 10 adjacent intervals; B: the factor service, whose TOTP uses its
 # default window of 5), creates and enrols the users, and for each round (in-process, then remote) issues the
@@ -108,6 +109,7 @@ say "starting tessera serve --loops $loops on 127.0.0.1:$port (admin $admin_port
     --master-key-file "$DEV_MASTER_KEY_FILE" \
     --bootstrap-admin-key "$(<"$admin_key_file")" \
     --app-verification disabled-for-testing \
+    --max-password-attempts-per-client 1000000 \
     >"$server_log" 2>&1 </dev/null &
 server_pid=$!
 wait_http "http://127.0.0.1:$factor_port/healthz" 30 "$factor_pid" \

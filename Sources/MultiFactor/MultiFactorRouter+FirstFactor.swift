@@ -4,22 +4,27 @@ public import TesseraPostgres
 
 extension MultiFactorRouter {
     /// `accounts.signUp`: a new password user, signed in; under `MANDATORY` its tokens ask it to enrol.
+    /// `clientAddress` (after trusted proxies) counts against the per-client password limit.
     public func signUp(
-        email: String, password: String, displayName: String?, tenantID: String?
+        email: String, password: String, displayName: String?, tenantID: String?, clientAddress: String? = nil
     ) async throws
         -> TokenResult
     {
         let registry = try await factors()
         return try await accounts.signUp(
             email: email, password: password, displayName: displayName, tenantID: tenantID,
-            enrollmentRequired: { Self.enrollmentRequired($0, registry) })
+            clientAddress: clientAddress, enrollmentRequired: { Self.enrollmentRequired($0, registry) })
     }
 
     /// `accounts.signInWithPassword`: tokens, or an MFA challenge when the user has a usable enrolment.
-    public func signInWithPassword(email: String, password: String, tenantID: String?) async throws -> SignInOutcome {
+    /// `clientAddress` (after trusted proxies) counts against the per-client password limit.
+    public func signInWithPassword(
+        email: String, password: String, tenantID: String?, clientAddress: String? = nil
+    ) async throws -> SignInOutcome {
         try await database.withPool { pool in
             let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            let user = try await self.accounts.checkPassword(pool, email: email, password: password, tenantID: tenantID)
+            let user = try await self.accounts.checkPassword(
+                pool, email: email, password: password, tenantID: tenantID, clientAddress: clientAddress)
             return try await self.completeFirstFactor(pool, user: user, provider: "password", config: config)
         }
     }

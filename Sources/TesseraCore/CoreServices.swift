@@ -22,11 +22,14 @@ public struct CoreServices: Sendable {
     public let configAdmin: ConfigAdmin
     public let usersAdmin: UsersAdmin
 
-    /// Builds the services. `keyRing` seals secrets at rest; `hasher` sets the scrypt cost.
+    /// Builds the services. `keyRing` seals secrets at rest; `hasher` sets the scrypt cost; `hashing` bounds the
+    /// scrypt jobs of the whole server; a client address may check or set `passwordsPerClientMinute` passwords a
+    /// minute.
     public init(
         database: PostgresClient, issuer: String, keyRing: KeyRing, email: any EmailSender,
         clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher(),
-        changes: ChangeFeed = ChangeFeed()
+        changes: ChangeFeed = ChangeFeed(), hashing: PasswordHashingQueue = .forThreadPool(),
+        passwordsPerClientMinute: Int = 600
     ) throws {
         self.database = database
         self.keyRing = keyRing
@@ -39,10 +42,11 @@ public struct CoreServices: Sendable {
         self.signingKeys = signingKeys
         tokens = Tokens(issuer: issuer, keys: signingKeys, clock: clock)
         accounts = try Accounts(
-            database: database, tokens: tokens, configs: configs, email: email, clock: clock, hasher: hasher)
+            database: database, tokens: tokens, configs: configs, email: email, clock: clock, hasher: hasher,
+            hashing: hashing, passwordsPerClientMinute: passwordsPerClientMinute)
         adminKeys = AdminKeys(database: database, clock: clock)
         configAdmin = ConfigAdmin(database: database, configs: configs, clock: clock)
-        usersAdmin = UsersAdmin(database: database, configs: configs, clock: clock, hasher: hasher)
+        usersAdmin = UsersAdmin(database: database, configs: configs, clock: clock, hasher: hasher, hashing: hashing)
     }
 
     /// Start-up work that needs the database: listening for change notices, the first signing key, and the bootstrap

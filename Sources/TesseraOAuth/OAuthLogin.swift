@@ -79,7 +79,7 @@ public struct OAuthLogin: Sendable {
             let code = (form["code"] ?? "").trimmingSpaces
             switch (route, opened.flow.step) {
             case (.password, _):
-                return try await PasswordStep(context: context).submit(pool, opened, form: form)
+                return try await PasswordStep(context: context).submit(pool, opened, form: form, client: client)
             case (.factor, _):
                 return try await SecondFactorStep(context: context).choose(pool, opened, form: form)
             case (.code, .secondFactor):

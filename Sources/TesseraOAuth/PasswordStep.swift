@@ -8,8 +8,11 @@ import TesseraPostgres
 struct PasswordStep: Sendable {
     let context: LoginContext
 
-    /// Checks the password; moves the flow on, or shows the page again with the error next to the field.
-    func submit(_ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm) async throws -> HTTPResponse {
+    /// Checks the password (counted against `client`'s password limit); moves the flow on, or shows the page again
+    /// with the error next to the field.
+    func submit(
+        _ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm, client: String?
+    ) async throws -> HTTPResponse {
         guard opened.flow.step == .password else { return context.nextPage(opened) }
         let renderer = LoginPageRenderer(context: context)
         let email = (form["email"] ?? "").trimmingSpaces
@@ -24,7 +27,7 @@ struct PasswordStep: Sendable {
         let outcome: SignInOutcome
         do {
             outcome = try await context.router.signInWithPassword(
-                email: email, password: password, tenantID: opened.flow.request.tenantID)
+                email: email, password: password, tenantID: opened.flow.request.tenantID, clientAddress: client)
         } catch let error as AuthError {
             guard error.reason != .projectDisabled else {
                 return ErrorPage.response(.forbidden, title: "Sign-in disabled", message: "Sign-in is disabled here.")

@@ -115,9 +115,10 @@ public struct RPCDispatcher: Sendable {
     private func processBatch(_ entries: [JSONValue], context: RPCContext) async -> [UInt8]? {
         var writer = RPCResponseWriter()
         var answered = 0
+        let budget = BatchBudget()
         writer.beginBatch()
         for entry in entries {
-            guard let reply = await process(entry, context: context) else { continue }
+            guard let reply = await process(entry, context: context, budget: budget) else { continue }
             if answered > 0 { writer.separate() }
             writer.write(reply)
             answered += 1
@@ -126,8 +127,18 @@ public struct RPCDispatcher: Sendable {
         return answered > 0 ? writer.bytes : nil
     }
 
-    /// Runs one entry: nil for notifications (entries without `id` that are valid requests), else its reply.
-    private func process(_ entry: JSONValue, context: RPCContext) async -> RPCReply? {
+    /// Calls that hash a password allowed in one batch: a batch of 100 sign-ins would otherwise take 100 scrypt
+    /// jobs in one request.
+    static let passwordCallsPerBatch = 1
+
+    /// What the calls of one batch have used up so far.
+    private final class BatchBudget {
+        var passwordCalls = 0
+    }
+
+    /// Runs one entry: nil for notifications (entries without `id` that are valid requests), else its reply. A
+    /// batch's entries share `budget`; a lone request has none.
+    private func process(_ entry: JSONValue, context: RPCContext, budget: BatchBudget? = nil) async -> RPCReply? {
         let start = ContinuousClock.now
         let request: RPCRequest
         switch RPCRequest.validate(entry) {
@@ -141,6 +152,16 @@ public struct RPCDispatcher: Sendable {
         let recordedName: String
         if let method = methods[request.method] {
             recordedName = method.name
+            if method.hashesPassword, let budget {
+                budget.passwordCalls += 1
+                if budget.passwordCalls > Self.passwordCallsPerBatch {
+                    let refused = RPCError.invalidRequest(
+                        "a batch may hold \(Self.passwordCallsPerBatch) call that checks or sets a password; "
+                            + "send \(method.name) on its own")
+                    report(recordedName, refused, start: start)
+                    return request.id.map { RPCReply(id: $0, outcome: .failure(refused)) }
+                }
+            }
             do {
                 let callContext = try await authenticate(method, context: context)
                 outcome = .success(try await method.invoke(request.params, callContext))

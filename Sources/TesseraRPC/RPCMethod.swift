@@ -11,15 +11,18 @@ struct RPCMethod: Sendable {
     let summary: String
     let paramsSchema: JSONValue
     let resultSchema: JSONValue
+    /// Whether a call hashes a password (scrypt, ~50 ms of a pool thread): a batch may hold one such call.
+    let hashesPassword: Bool
     let invoke: Invocation
 
     /// Wraps a typed handler.
     init<Params: Decodable & Sendable, Result: Encodable & Decodable & Sendable>(
-        name: String, summary: String, params: Params.Type, result: Result.Type,
+        name: String, summary: String, params: Params.Type, result: Result.Type, hashesPassword: Bool = false,
         handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
     ) {
         self.name = name
         self.summary = summary
+        self.hashesPassword = hashesPassword
         paramsSchema = JSONSchema.of(Params.self)
         resultSchema = JSONSchema.of(Result.self)
         invoke = { rawParams, context async throws(RPCError) -> JSONValue in
@@ -49,6 +52,7 @@ struct RPCMethod: Sendable {
     ) {
         self.name = name
         self.summary = summary
+        hashesPassword = false
         self.paramsSchema = paramsSchema
         self.resultSchema = resultSchema
         invoke = { rawParams, context async throws(RPCError) -> JSONValue in

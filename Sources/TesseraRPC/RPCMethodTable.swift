@@ -28,15 +28,19 @@ public struct RPCMethodTable: Sendable {
     public var methodNames: [String] { methods.map(\.name) }
 
     /// Registers a method whose params are decoded strictly into `Params` (unknown params rejected) and whose
-    /// result is encoded from `Result`. Both types are described in the OpenRPC document.
+    /// result is encoded from `Result`. Both types are described in the OpenRPC document. A method that
+    /// `hashesPassword` may appear once per batch (the dispatcher refuses the others).
     ///
     /// Names must be unique, non-empty and must not start with `rpc.` (reserved by JSON-RPC 2.0); breaking this is
     /// a programming error and stops the process at start-up.
     public mutating func register<Params: Decodable & Sendable, Result: Encodable & Decodable & Sendable>(
-        _ name: String, summary: String, params: Params.Type, result: Result.Type,
+        _ name: String, summary: String, params: Params.Type, result: Result.Type, hashesPassword: Bool = false,
         handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
     ) {
-        add(RPCMethod(name: name, summary: summary, params: params, result: result, handler: handler))
+        add(
+            RPCMethod(
+                name: name, summary: summary, params: params, result: result, hashesPassword: hashesPassword,
+                handler: handler))
     }
 
     /// Registers a method whose params and result are plain JSON, for methods whose members are only known at

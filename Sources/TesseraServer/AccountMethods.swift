@@ -65,18 +65,19 @@ enum AccountMethods {
     static func register(_ accounts: Accounts, router: MultiFactorRouter, into table: inout RPCMethodTable) {
         table.register(
             "accounts.signUp", summary: "Creates a password account and signs it in.", params: SignUpParams.self,
-            result: TokenResult.self
-        ) { params, _ in
+            result: TokenResult.self, hashesPassword: true
+        ) { params, context in
             try await router.signUp(
                 email: params.email, password: params.password, displayName: params.displayName,
-                tenantID: params.tenantId)
+                tenantID: params.tenantId, clientAddress: context.clientAddress)
         }
         table.register(
             "accounts.signInWithPassword", summary: "Signs in with e-mail and password; may answer an MFA challenge.",
-            params: SignInParams.self, result: SignInOutcome.self
-        ) { params, _ in
+            params: SignInParams.self, result: SignInOutcome.self, hashesPassword: true
+        ) { params, context in
             try await router.signInWithPassword(
-                email: params.email, password: params.password, tenantID: params.tenantId)
+                email: params.email, password: params.password, tenantID: params.tenantId,
+                clientAddress: context.clientAddress)
         }
         table.register(
             "accounts.sendOobCode", summary: "Mails the signed-in user a link to verify their e-mail address.",

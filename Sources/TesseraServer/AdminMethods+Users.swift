@@ -47,8 +47,10 @@ extension AdminMethods {
     }
 
     static func registerUsers(_ users: UsersAdmin, into table: inout RPCMethodTable) {
-        table.register("users.create", summary: "Creates a user.", params: CreateUserParams.self, result: User.self) {
-            params, context in
+        table.register(
+            "users.create", summary: "Creates a user.", params: CreateUserParams.self, result: User.self,
+            hashesPassword: true
+        ) { params, context in
             try await users.create(
                 tenantID: params.tenantId,
                 UserChanges(
@@ -78,7 +80,7 @@ extension AdminMethods {
         }
         table.register(
             "users.update", summary: "Changes a user; mfaInfo lists the enrolments to keep.",
-            params: UpdateUserParams.self, result: User.self
+            params: UpdateUserParams.self, result: User.self, hashesPassword: true
         ) { params, context in
             let kept = try params.mfaInfo.map { entries in
                 try entries.map { entry in

@@ -44,6 +44,9 @@ public struct ServerConfiguration: Sendable {
     /// The most connections one client address keeps open on each listener (`--max-connections-per-client`);
     /// trusted proxies are exempt.
     public var maxConnectionsPerClient = 256
+    /// The passwords one client address may check or set a minute (`--max-password-attempts-per-client`), over
+    /// the RPC and the login pages; addresses are taken after trusted proxies.
+    public var maxPasswordAttemptsPerClient = 600
 
     /// The options as given on the command line; nil means "not given".
     public struct Options: Sendable {
@@ -62,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         public var remoteFactors: [String] = []
         public var maxConnections: String?
         public var maxConnectionsPerClient: String?
+        public var maxPasswordAttemptsPerClient: String?
         public var dev = false
 
         /// Creates an empty set of options.
@@ -157,6 +161,9 @@ public struct ServerConfiguration: Sendable {
         configuration.maxConnectionsPerClient = try count(
             value(options.maxConnectionsPerClient, "TESSERA_MAX_CONNECTIONS_PER_CLIENT"),
             option: "--max-connections-per-client", default: configuration.maxConnectionsPerClient)
+        configuration.maxPasswordAttemptsPerClient = try count(
+            value(options.maxPasswordAttemptsPerClient, "TESSERA_MAX_PASSWORD_ATTEMPTS_PER_CLIENT"),
+            option: "--max-password-attempts-per-client", default: configuration.maxPasswordAttemptsPerClient)
         return configuration
     }
 
@@ -177,7 +184,7 @@ public struct ServerConfiguration: Sendable {
         return ["127.0.0.0/8", "::1/128"].contains { IPNetwork(parsing: $0)?.contains(address) == true }
     }
 
-    /// A connection limit from `text`: a whole number from 1 to 1,000,000; `default` when not given.
+    /// A limit from `text`: a whole number from 1 to 1,000,000; `default` when not given.
     private static func count(_ text: String?, option: String, default value: Int) throws(Invalid) -> Int {
         guard let text else { return value }
         guard let number = Int(text), (1...1_000_000).contains(number) else {

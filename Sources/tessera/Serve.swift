@@ -54,6 +54,12 @@ struct Serve: AsyncParsableCommand {
             (TESSERA_MAX_CONNECTIONS_PER_CLIENT; default 256).
             """)
     var maxConnectionsPerClient: String?
+    @Option(
+        help: """
+            The passwords one client address may check or set a minute, after trusted proxies \
+            (TESSERA_MAX_PASSWORD_ATTEMPTS_PER_CLIENT; default 600).
+            """)
+    var maxPasswordAttemptsPerClient: String?
     @Flag(
         help: """
             Allow running without --master-key-file on an issuer that is not loopback (TESSERA_DEV=1): secrets are \
@@ -79,6 +85,7 @@ struct Serve: AsyncParsableCommand {
         options.maxConnections = maxConnections
         options.maxConnectionsPerClient = maxConnectionsPerClient
         options.dev = dev
+        options.maxPasswordAttemptsPerClient = maxPasswordAttemptsPerClient
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -89,6 +96,9 @@ struct Serve: AsyncParsableCommand {
             for migration in applied { logger.info("applied migration \(migration.label)") }
         }
 
+        // scrypt is CPU-bound: one pool thread per core, and at least libuv's 4, since name lookups share the pool.
+        // The hashing queue then admits 4 jobs per thread. An operator's UV_THREADPOOL_SIZE wins.
+        setenv("UV_THREADPOOL_SIZE", String(max(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))), 0)
         let group = try EventLoopGroup(loopCount: configuration.loops)
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL), group: group)
@@ -102,7 +112,8 @@ struct Serve: AsyncParsableCommand {
             ?? LogSMSSender(logger: logger, revealsCodes: masterKey == nil)
         let services = try CoreServices(
             database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
-            email: CountingEmailSender(wrapping: email, registry: metrics))
+            email: CountingEmailSender(wrapping: email, registry: metrics),
+            passwordsPerClientMinute: configuration.maxPasswordAttemptsPerClient)
         let factorServiceClient = try HTTPClient(
             group: group,
             configuration: HTTPClientConfiguration(maxResponseBodyBytes: FactorServiceClient.maxResponseBytes))

@@ -76,3 +76,19 @@ import TesseraRPC
     let small = try await call(makeDispatcher(maxBatchSize: 2), "[1,2,3]")
     #expect(small?["error"]?["message"] == "INVALID_ARGUMENT : a batch holds at most 2 requests")
 }
+
+@Test func aBatchHoldsOneCallThatHashesAPassword() async throws {
+    // Before, a batch of 100 sign-ins took 100 scrypt jobs in one request.
+    let body = "["
+        + [
+            request(id: "1", "test.hash"), request(id: "2", "test.ping"), request(id: "3", "test.hash"),
+            request(id: nil, "test.hash"),
+        ].joined(separator: ",") + "]"
+    let reply = try await call(makeDispatcher(), body)
+    let refused = errorReply(
+        id: 3, code: -32600, reason: "INVALID_ARGUMENT",
+        detail: "a batch may hold 1 call that checks or sets a password; send test.hash on its own")
+    #expect(reply == [resultReply(id: 1, ["pong": true]), resultReply(id: 2, ["pong": true]), refused])
+    // Alone, each is answered.
+    #expect(try await call(makeDispatcher(), request(id: "9", "test.hash")) == resultReply(id: 9, ["pong": true]))
+}

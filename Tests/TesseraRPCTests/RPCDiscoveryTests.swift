@@ -11,7 +11,7 @@ import TesseraRPC
     #expect(
         methods.map { $0["name"] } == [
             "test.echo", "test.ping", "test.whoami", "test.invalidCode", "test.throttled", "test.missing",
-            "test.crash", "test.domain", "test.decodeNested", "test.signIn", "rpc.discover",
+            "test.crash", "test.domain", "test.decodeNested", "test.signIn", "test.hash", "rpc.discover",
         ]
     )
     let phoneInfo: JSONValue = [
@@ -42,8 +42,8 @@ import TesseraRPC
     )
     #expect(methods[1]["params"] == [])
     #expect(methods[2]["result"]?["schema"] == [:])
-    #expect(methods[10]["result"]?["schema"] == ["type": "object"])
-    #expect(methods[10]["params"] == [])
+    #expect(methods[11]["result"]?["schema"] == ["type": "object"])
+    #expect(methods[11]["params"] == [])
 }
 
 @Test func discoverTakesNoParams() async throws {

@@ -107,6 +107,10 @@ func makeDispatcher(recorder: Recorder = Recorder(), maxBatchSize: Int = RPCDisp
     table.register("test.signIn", summary: "Needs a credential.", params: SignInParams.self, result: Pong.self) {
         _, _ in Pong(pong: true)
     }
+    table.register(
+        "test.hash", summary: "Pretends to hash a password.", params: RPCNoParams.self, result: Pong.self,
+        hashesPassword: true
+    ) { _, _ in Pong(pong: true) }
     return RPCDispatcher(methods: table, observer: { recorder.record($0) }, maxBatchSize: maxBatchSize)
 }
 

@@ -23,6 +23,7 @@ import TesseraServer
         #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.bootstrapAdminKey == nil)
         #expect(configuration.maxConnections == 10_000 && configuration.maxConnectionsPerClient == 256)
+        #expect(configuration.maxPasswordAttemptsPerClient == 600)
     }
 
     @Test func withoutAMasterKeyOnlyALoopbackIssuerOrDevStarts() throws {
@@ -47,6 +48,7 @@ import TesseraServer
         for bad in ["0", "-1", "many", "1000001", "1.5"] {
             #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.maxConnections = bad }) }
             #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.maxConnectionsPerClient = bad }) }
+            #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.maxPasswordAttemptsPerClient = bad }) }
         }
     }
 

@@ -586,8 +586,9 @@ def test_withdrawing_the_factor_revokes_every_token_and_ends_the_challenge(publi
         assert (expired.reason, expired.status) == ("TOKEN_EXPIRED", "UNAUTHENTICATED")
         assert reason_of(public, "token.refresh", {"refreshToken": tokens["refreshToken"], **in_tenant}) \
             == "INVALID_REFRESH_TOKEN"
+    # The withdrawal revoked the user's tokens, which ends the pending sign-ins in the same transaction.
     assert reason_of(public, "mfaSignIn.finalize", sign_in_params(
-        pending, user.enrollment_id, user.app.next_code(), tenant)) == "MFA_ENROLLMENT_NOT_FOUND"
+        pending, user.enrollment_id, user.app.next_code(), tenant)) == "INVALID_MFA_PENDING_CREDENTIAL"
     tokens = sign_in(public, user.email, tenant)
     assert set(tokens) == TOKEN_RESULT
     assert call(public, "accounts.lookup", {"idToken": tokens["idToken"], **in_tenant})["user"]["mfaInfo"] == []

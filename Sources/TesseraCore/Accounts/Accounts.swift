@@ -19,17 +19,26 @@ public final class Accounts: Sendable {
     /// A hash that is checked when no account matches, so a sign-in takes as long whether or not it exists.
     private let decoyHash: String
 
-    /// Accounts over `database`; `hasher` sets the scrypt cost (tests use a cheap one).
+    /// Password checks and sign-ups per client address and minute.
+    let passwordsPerClient: RateLimit
+
+    /// Accounts over `database`; `hasher` sets the scrypt cost (tests use a cheap one), `hashing` bounds the scrypt
+    /// jobs of the whole server, and each client address may check or set `passwordsPerClientMinute` passwords a
+    /// minute.
     public init(
         database: PostgresClient, tokens: Tokens, configs: ConfigStore, email: any EmailSender,
-        clock: any WallClock, hasher: PasswordHasher = PasswordHasher()
+        clock: any WallClock, hasher: PasswordHasher = PasswordHasher(),
+        hashing: PasswordHashingQueue = .forThreadPool(), passwordsPerClientMinute: Int = 600
     ) throws {
         self.database = database
         self.tokens = tokens
         self.configs = configs
         self.email = email
         self.clock = clock
-        passwords = PasswordPolicy(hasher: hasher)
+        passwords = PasswordPolicy(hasher: hasher, queue: hashing)
+        passwordsPerClient = RateLimit(
+            name: "password_client", limit: passwordsPerClientMinute, window: 60,
+            refusal: "Too many password attempts from this address; try again later.")
         decoyHash = try hasher.hash(SecureRandom.token())
     }
 
@@ -39,10 +48,12 @@ public final class Accounts: Sendable {
     /// in force asks a user without enrolments to enrol a second factor (API §4 rule 5); the tokens then say so.
     public func signUp(
         email rawEmail: String, password: String, displayName: String?, tenantID: String?,
+        clientAddress: String? = nil,
         enrollmentRequired: @escaping @Sendable (EffectiveConfig) -> Bool = { _ in false }
     ) async throws -> TokenResult {
         try await database.withPool { pool in
             let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            try await self.countPasswordWork(pool, clientAddress: clientAddress)
             guard config.allowPasswordSignup else {
                 throw AuthError(.operationNotAllowed, "Password sign-up is disabled.")
             }
@@ -70,12 +81,14 @@ public final class Accounts: Sendable {
     /// the account exists; `USER_DISABLED` only after a correct password; too many failures
     /// `TOO_MANY_ATTEMPTS_TRY_LATER`. Nothing is recorded as a sign-in: the caller decides what follows.
     public func checkPassword(
-        _ pool: PostgresPool, email rawEmail: String, password: String, tenantID: String?
+        _ pool: PostgresPool, email rawEmail: String, password: String, tenantID: String?,
+        clientAddress: String? = nil
     ) async throws -> UserRecord {
         let invalid = AuthError(.invalidLoginCredentials, "The e-mail address or the password is wrong.")
         guard let email = try? EmailAddress.normalize(rawEmail), PasswordPolicy.lengths.contains(password.count) else {
             throw invalid
         }
+        try await countPasswordWork(pool, clientAddress: clientAddress)
         try await LoginThrottle.admit(pool, tenantID: tenantID, email: email, now: clock.now())
         let user = try await UserStore.find(pool, email: email, tenantID: tenantID)
         let matches = try await passwords.verify(password, against: user?.passwordHash ?? decoyHash)
@@ -83,6 +96,13 @@ public final class Accounts: Sendable {
         try await LoginThrottle.reset(pool, tenantID: tenantID, email: email)
         guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
         return user
+    }
+
+    /// Counts a password checked or set for `clientAddress` (an IP address, after trusted proxies); beyond the
+    /// per-client limit `TOO_MANY_ATTEMPTS_TRY_LATER` with `retryAfter`. Unknown clients are not counted.
+    private func countPasswordWork(_ pool: PostgresPool, clientAddress: String?) async throws {
+        guard let clientAddress else { return }
+        try await passwordsPerClient.admit(pool, key: clientAddress, now: clock.now())
     }
 
     /// `accounts.sendOobCode` with `VERIFY_EMAIL`: mails the signed-in user a link carrying a single-use code

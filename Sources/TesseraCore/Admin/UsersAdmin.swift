@@ -19,12 +19,13 @@ public final class UsersAdmin: Sendable {
 
     /// The users admin over `database`.
     public init(
-        database: PostgresClient, configs: ConfigStore, clock: any WallClock, hasher: PasswordHasher = PasswordHasher()
+        database: PostgresClient, configs: ConfigStore, clock: any WallClock, hasher: PasswordHasher = PasswordHasher(),
+        hashing: PasswordHashingQueue = .forThreadPool()
     ) {
         self.database = database
         self.configs = configs
         self.clock = clock
-        passwords = PasswordPolicy(hasher: hasher)
+        passwords = PasswordPolicy(hasher: hasher, queue: hashing)
     }
 
     /// `users.create`.
