@@ -44,6 +44,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case "57014": kind = .timeout
         case let state? where state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03":
             kind = .unavailable
+        // The database cannot take the write now: read-only (a standby, or default_transaction_read_only), out
+        // of disk, memory or connections. Nothing was written (the statement's transaction rolled back), and a
+        // client may try again later: the same answer as an unreachable database.
+        case "25006", "53100", "53200", "53300":
+            kind = .unavailable
         default: kind = .server
         }
         return PostgresError(kind, sqlState: sqlState, message: message)
