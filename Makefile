@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run test test-swift test-examples e2e bench clean distclean
+.PHONY: help deps db db-stop db-status keys build run test test-swift test-examples e2e bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -73,6 +73,9 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 	@scripts/bench-db.sh
 	@scripts/bench-oauth.sh
 	@scripts/bench-mfa.sh
+
+fuzz: ## libFuzzer over the parsers (Tests/Fuzz), FUZZ_SECONDS (60) per target; a crash fails it
+	@scripts/fuzz.sh
 
 clean: ## remove build folders (.build*) and test output; keeps .data
 	rm -rf .build .build-* .build_* test-output

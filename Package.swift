@@ -17,6 +17,11 @@ let package = Package(
         .library(name: "TesseraLoop", targets: ["TesseraLoop"]),
         .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
         .library(name: "TesseraCrypto", targets: ["TesseraCrypto"]),
+        // For the fuzz targets (Tests/Fuzz), which reach the parsers from a package of their own.
+        .library(name: "TesseraHTTP", targets: ["TesseraHTTP"]),
+        .library(name: "TesseraJSON", targets: ["TesseraJSON"]),
+        .library(name: "TesseraRPC", targets: ["TesseraRPC"]),
+        .library(name: "TesseraOAuth", targets: ["TesseraOAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

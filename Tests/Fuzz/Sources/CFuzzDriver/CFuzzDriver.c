@@ -1,0 +1,2 @@
+/* Declarations only: the driver itself comes from libFuzzer (-sanitize=fuzzer). */
+#include "CFuzzDriver.h"
