@@ -1040,3 +1040,62 @@ def test_two_servers_share_the_send_limit_of_a_number(public, admin, smsbox, rel
     code = sms_code(relay.wait_for(number, after=1)["body"])
     tokens = sign_in_with_code(public, session, code, tenant)
     assert tokens["phoneNumber"] == number
+
+
+def test_a_webhook_that_hangs_fails_the_send_in_bounded_time_and_holds_nothing_else_up(public, admin, public_url):
+    """Faults under load (issue 17): an SMS webhook that accepts connections and never answers. Each attempt times
+    out (5 s, three attempts), the send answers DELIVERY_FAILED, and meanwhile the same server answers everything
+    else at once."""
+    import socket
+
+    import requests
+
+    hanging = socket.socket()
+    hanging.bind(("127.0.0.1", 0))
+    hanging.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept():
+        hanging.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = hanging.accept()
+                held.append(connection)
+            except OSError:
+                continue
+
+    acceptor = threading.Thread(target=accept)
+    acceptor.start()
+    options = ["--sms-webhook-url", f"http://127.0.0.1:{hanging.getsockname()[1]}/sms", "--trusted-proxy", "127.0.0.1"]
+    try:
+        with extra_server("phone-hanging", public_url, options) as (server, _):
+            tenant = new_tenant(admin)
+            number, client = new_number(), new_client()
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                started = time.monotonic()
+                payload = {"jsonrpc": "2.0", "id": 1, "method": "accounts.sendVerificationCode",
+                           "params": {"phoneNumber": number, "tenantId": tenant, "appVerification": APP}}
+                # Longer than the suite's 10 s read timeout: three attempts of 5 s each, with backoff between.
+                sending = pool.submit(lambda: requests.post(f"{server.url}/rpc", json=payload, headers=client,
+                                                            timeout=60).json()["error"]["data"])
+                time.sleep(1)
+                # The server is not held up: health, discovery and sign-ups answer at once meanwhile.
+                for _ in range(5):
+                    quick = time.monotonic()
+                    assert server.get("/healthz").status_code == 200
+                    assert call(server, "rpc.discover")["openrpc"]
+                    assert time.monotonic() - quick < 1.0
+                failure = sending.result(timeout=60)
+                took = time.monotonic() - started
+            assert (failure["reason"], failure["status"]) == ("DELIVERY_FAILED", "UNAVAILABLE")
+            assert 10 <= took < 30, took
+            assert len(held) == 3
+            # Nothing was stored for the failed send: its session does not exist.
+            assert psql(f"SELECT count(*) FROM phone_sign_in_sessions WHERE phone_number = '{number}'") == "0"
+    finally:
+        stop.set()
+        acceptor.join()
+        for connection in held:
+            connection.close()
+        hanging.close()
