@@ -132,10 +132,10 @@ struct AuthorizeEndpoint: Sendable {
             now: context.now)
         flow.browserSessionHash = upgrading?.hash
         try await LoginFlows.insert(pool, keyRing: context.keyRing, flow, now: context.now)
-        let opened = OpenedFlow(
-            flow: flow, flowID: flowID.secret,
-            forms: LoginForms(
-                flowID: flowID.secret, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID.secret)))
+        var forms = LoginForms(
+            flowID: flowID.secret, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID.secret))
+        forms.proofOfWork = context.proofOfWork
+        let opened = OpenedFlow(flow: flow, flowID: flowID.secret, forms: forms)
         var response: HTTPResponse
         if let upgrading {
             response = try await LoginCompletion(context: context).advance(pool, opened, outcome: upgrading.outcome)

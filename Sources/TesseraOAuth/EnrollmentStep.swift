@@ -37,8 +37,21 @@ struct EnrollmentStep: Sendable {
         guard missing.fields.isEmpty else {
             return try await renderer.render(pool, opened, errors: missing, status: .badRequest, typed: typed)
         }
+        // A code to an address the user typed: the page's script must have done its proof of work, over the values
+        // as the browser had them.
+        let proved = factor.pages.enrollFields.map { (form[$0.name] ?? "").trimmingSpaces }
+        guard
+            proved.isEmpty
+                || context.proofOfWork.accepts(
+                    challenge: LoginProofOfWork.challenge(flowID: opened.flowID), values: proved, nonce: form["pow-nonce"])
+        else {
+            return try await renderer.render(
+                pool, opened,
+                errors: .general("This page could not check your browser. Allow its script to run, then try again."),
+                status: .badRequest, typed: typed)
+        }
         do {
-            try await begin(&opened, factor: factor, typed: typed, client: client)
+            try await begin(pool, &opened, factor: factor, typed: typed, client: client)
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) {
                 return try await SecondFactorStep(context: context).restart(pool, &opened, error: error)
@@ -59,7 +72,7 @@ struct EnrollmentStep: Sendable {
             factor.pages.resend, let challenge = opened.flow.challenge
         else { return context.nextPage(opened) }
         do {
-            try await begin(&opened, factor: factor, typed: challenge.fields ?? [:], client: client)
+            try await begin(pool, &opened, factor: factor, typed: challenge.fields ?? [:], client: client)
         } catch let error as AuthError {
             if LoginErrorMessages.restartReasons.contains(error.reason) {
                 return try await SecondFactorStep(context: context).restart(pool, &opened, error: error)
@@ -101,11 +114,13 @@ struct EnrollmentStep: Sendable {
     }
 
     /// Starts an enrolment of `factor` with the `typed` fields as its info and moves the flow to its enrolment
-    /// page (not saved). The `sessionInfo` is read where the protocol puts it: in the factor's result member.
+    /// page (not saved); a factor with fields sends a code to what was typed, which counts against the browser's
+    /// page codes. The `sessionInfo` is read where the protocol puts it: in the factor's result member.
     private func begin(
-        _ opened: inout OpenedFlow, factor: PageFactor, typed: [String: String], client: String?
+        _ pool: PostgresPool, _ opened: inout OpenedFlow, factor: PageFactor, typed: [String: String], client: String?
     ) async throws {
         guard let idToken = opened.flow.credential else { return }
+        if !factor.pages.enrollFields.isEmpty { try await context.countPageCode(pool, opened.flow) }
         var info = JSONObject()
         for field in factor.pages.enrollFields {
             if let value = typed[field.name], !value.isEmpty { info[field.infoKey] = .string(value) }

@@ -16,6 +16,8 @@ struct LoginContext: Sendable {
     /// Proxies whose forwarding headers are believed, for the client address the SMS limits count.
     let trustedProxies: [IPNetwork]
     let logger: Logger
+    /// The proof of work asked before a code goes to an address the user typed.
+    var proofOfWork = LoginProofOfWork.standard
 
     /// The time now, by the services' clock.
     var now: Date { services.clock.now() }
@@ -32,6 +34,19 @@ struct LoginContext: Sendable {
             logger.error("login page failed", metadata: ["error": .string(String(describing: error))])
             return ErrorPage.unavailable
         }
+    }
+
+    /// Codes the pages may send for one browser an hour (over all its flows), beyond the limits per number and per
+    /// client address: the pages vouch for app verification themselves.
+    static let pageCodesPerBrowser = RateLimit(
+        name: "page_codes_browser", limit: 10, window: 3600,
+        refusal: "Too many codes were sent from this browser; try again later.")
+
+    /// Counts a code the pages are about to send for the browser of `flow`; `TOO_MANY_ATTEMPTS_TRY_LATER` with
+    /// `retryAfter` beyond ``pageCodesPerBrowser``.
+    func countPageCode(_ pool: PostgresPool, _ flow: LoginFlow) async throws {
+        let key = flow.browserHash.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        try await Self.pageCodesPerBrowser.admit(pool, key: key, now: now)
     }
 
     /// The client's address as text, after trusted proxies.
@@ -78,7 +93,8 @@ struct LoginContext: Sendable {
         guard flow.expiresAt > now else {
             return .refused(ErrorPage.flowEnded("This sign-in has expired. Return to the app and start again."))
         }
-        let forms = LoginForms(flowID: flowID, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID))
+        var forms = LoginForms(flowID: flowID, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID))
+        forms.proofOfWork = proofOfWork
         return .opened(OpenedFlow(flow: flow, flowID: flowID, forms: forms))
     }
 

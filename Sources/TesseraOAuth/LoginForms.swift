@@ -10,6 +10,8 @@ import TesseraJSON
 struct LoginForms {
     let flowID: String
     let csrf: String
+    /// The proof of work asked before a code goes to an address the user typed.
+    var proofOfWork = LoginProofOfWork.standard
 
     /// E-mail and password.
     func password(email: String?, errors: FormErrors) -> String {
@@ -72,7 +74,8 @@ struct LoginForms {
 
     /// The choice of a factor to enrol, when `MANDATORY` demands one: per factor a form `enroll-ID-form` with the
     /// hidden `factor`, its fields (refilled from `typed`) and a button `enroll-ID` named `enrollId`. An error of
-    /// a field no form shows is shown above them.
+    /// a field no form shows is shown above them. A form with fields (an address a code will be sent to) asks for
+    /// a proof of work: `data-pow-*` attributes and a hidden `pow-nonce`, which `login.js` fills.
     func chooseEnrollment(offers: [PageFactor], typed: [String: String], errors: FormErrors) -> String {
         let shownFields = Set(offers.flatMap { $0.pages.enrollFields.map(\.name) })
         let stray = errors.fields.filter { !shownFields.contains($0.key) }.sorted { $0.key < $1.key }.first?.value
@@ -81,8 +84,15 @@ struct LoginForms {
             + #"<p id="instructions">Your account must be protected with a second factor. Set one up to continue.</p>"#
         for factor in offers {
             let id = factor.id
-            content += form("enroll-\(id)-form", action: "/oauth2/login/enroll") {
+            let typedFields = factor.pages.enrollFields.map(\.name)
+            let proof =
+                typedFields.isEmpty || proofOfWork.bits == 0
+                ? ""
+                : #" data-pow-bits="\#(proofOfWork.bits)" data-pow-challenge="\#(LoginProofOfWork.challenge(flowID: flowID))""#
+                    + #" data-pow-fields="\#(HTML.escape(typedFields.joined(separator: " ")))""#
+            content += form("enroll-\(id)-form", action: "/oauth2/login/enroll", attributes: proof) {
                 #"<input type="hidden" name="factor" value="\#(HTML.escape(id))">"#
+                    + (proof.isEmpty ? "" : #"<input type="hidden" name="pow-nonce" value="">"#)
                     + factor.pages.enrollFields.map { field in
                         LoginPageLayout.field(
                             id: field.name, label: field.label, type: field.inputType,
@@ -95,7 +105,8 @@ struct LoginForms {
         if offers.isEmpty {
             content += LoginPageLayout.alert("No second factor can be set up here. Contact your administrator.")
         }
-        return LoginPageLayout.document(title: "Set up a second factor", content: content)
+        let asksProof = proofOfWork.bits > 0 && offers.contains { !$0.pages.enrollFields.isEmpty }
+        return LoginPageLayout.document(title: "Set up a second factor", content: content, script: asksProof)
     }
 
     /// The enrolment of `factor`: the instructions (the factor's, filled from what the user typed, or its
@@ -136,8 +147,8 @@ struct LoginForms {
         form("resend-form", action: "/oauth2/login/resend") { button("resend", "Send a new code") }
     }
 
-    private func form(_ id: String, action: String, _ fields: () -> String) -> String {
-        #"<form id="\#(id)" method="post" action="\#(action)">"#
+    private func form(_ id: String, action: String, attributes: String = "", _ fields: () -> String) -> String {
+        #"<form id="\#(id)" method="post" action="\#(action)"\#(attributes)>"#
             + LoginPageLayout.hiddenInputs(flowID: flowID, csrf: csrf) + fields() + "</form>"
     }
 

@@ -1,20 +1,21 @@
 import TesseraHTTP
 
 /// The frame of every login page: language, title, the stylesheet, one `<main>` with one `<h1>`. Works without
-/// the stylesheet; runs no script.
+/// the stylesheet; runs no script, except the one page that asks for a proof of work (``LoginScript``).
 enum LoginPageLayout {
-    /// A whole document titled `title` (plain text) around `content` (HTML).
-    static func document(title: String, content: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(HTML.escape(title))</title>
-        <link rel="stylesheet" href="\(LoginResponse.stylesheetPath)"></head>
-        <body><main id="main"><h1 id="page-title">\(HTML.escape(title))</h1>
-        \(content)
-        </main></body></html>
-        """
+    /// A whole document titled `title` (plain text) around `content` (HTML), loading the pages' script when asked.
+    static func document(title: String, content: String, script: Bool = false) -> String {
+        let scriptTag = script ? #"<script src="\#(LoginResponse.scriptPath)" defer></script>"# : ""
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTML.escape(title))</title>
+            <link rel="stylesheet" href="\(LoginResponse.stylesheetPath)">\(scriptTag)</head>
+            <body><main id="main"><h1 id="page-title">\(HTML.escape(title))</h1>
+            \(content)
+            </main></body></html>
+            """
     }
 
     /// A paragraph announced to assistive technology, for an error that belongs to no single field.

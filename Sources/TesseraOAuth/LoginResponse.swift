@@ -11,6 +11,8 @@ import TesseraHTTP
 enum LoginResponse {
     /// The path of the stylesheet.
     static let stylesheetPath = "/oauth2/login.css"
+    /// Where the pages' one script is.
+    static let scriptPath = "/oauth2/login.js"
 
     /// An HTML page; `redirectURI` is the flow's, when the page has forms that may end in it.
     static func html(_ html: String, status: HTTPStatus = .ok, redirectURI: String? = nil) -> HTTPResponse {
@@ -40,7 +42,8 @@ enum LoginResponse {
     /// The policy of a page whose forms may end in a redirect to `redirectURI`.
     static func contentSecurityPolicy(redirectURI: String?) -> String {
         let target = redirectURI.flatMap(formActionSource).map { " " + $0 } ?? ""
-        return "default-src 'none'; style-src 'self'; form-action 'self'\(target); frame-ancestors 'none'; "
+        return "default-src 'none'; style-src 'self'; script-src 'self'; form-action 'self'\(target); "
+            + "frame-ancestors 'none'; "
             + "base-uri 'none'"
     }
 

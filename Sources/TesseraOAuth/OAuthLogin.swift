@@ -30,11 +30,13 @@ public struct OAuthLogin: Sendable {
         case enroll = "/oauth2/login/enroll"
         /// `GET /oauth2/login.css`.
         case stylesheet = "/oauth2/login.css"
+        /// `GET /oauth2/login.js`: the proof of work of the enrolment forms.
+        case script = "/oauth2/login.js"
 
         /// The HTTP method the route answers.
         public var method: HTTPMethod {
             switch self {
-            case .authorize, .page, .stylesheet: .get
+            case .authorize, .page, .stylesheet, .script: .get
             default: .post
             }
         }
@@ -43,14 +45,18 @@ public struct OAuthLogin: Sendable {
     let context: LoginContext
 
     /// The handlers over the core services and the MFA router, redirecting with `iss` = `issuer` (https issuers
-    /// get `Secure`, `__Host-` cookies). `trustedProxies` decide the client address the SMS limits count.
+    /// get `Secure`, `__Host-` cookies). `trustedProxies` decide the client address the SMS limits count. A page
+    /// that sends a code to an address the user typed asks a proof of work of `proofOfWorkBits` zero bits (16; 0
+    /// asks none, for tests).
     public init(
         services: CoreServices, router: MultiFactorRouter, issuer: String, trustedProxies: [IPNetwork] = [],
-        logger: Logger
+        logger: Logger, proofOfWorkBits: Int = 16
     ) {
-        context = LoginContext(
+        var context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
             trustedProxies: trustedProxies, logger: logger)
+        context.proofOfWork = LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32)))
+        self.context = context
     }
 
     /// Answers `request` for `route`.
@@ -59,6 +65,7 @@ public struct OAuthLogin: Sendable {
         case .authorize: return await AuthorizeEndpoint(context: context).respond(request)
         case .page: return await LoginPageEndpoint(context: context).respond(request)
         case .stylesheet: return LoginStylesheet.response()
+        case .script: return LoginScript.response()
         case .password, .factor, .code, .resend, .enroll: return await submit(request, to: route)
         }
     }

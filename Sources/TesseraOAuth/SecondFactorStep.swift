@@ -55,6 +55,7 @@ struct SecondFactorStep: Sendable {
         start.clientAddress = client
         start.appVerifiedByServer = true
         do {
+            try await context.countPageCode(pool, opened.flow)
             let started = try await context.router.startSignIn(start)
             opened.flow.challenge = LoginChallenge(
                 sessionInfo: started[members.result.name]?.objectValue?["sessionInfo"]?.stringValue)

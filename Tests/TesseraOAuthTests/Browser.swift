@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraCrypto
 import TesseraHTTP
 import TesseraOAuth
 import Testing
@@ -65,12 +66,21 @@ struct Browser {
 
     /// Posts the form `formID` of `page` to its action, with the page's hidden inputs plus `fields` (a field
     /// given with a hidden input's name replaces it), following redirects to the server's pages.
-    mutating func submit(_ page: HTTPResponse, form formID: String, _ fields: [(String, String)] = []) async throws
-        -> HTTPResponse
-    {
+    mutating func submit(
+        _ page: HTTPResponse, form formID: String, _ fields: [(String, String)] = [], provesWork: Bool = true
+    ) async throws -> HTTPResponse {
         let form = try #require(Page(page).form(formID), "no form \(formID) on the page")
         var posted = form.hidden.filter { hidden in !fields.contains { $0.0 == hidden.0 } }
         posted += fields
+        if provesWork, let proof = form.proofOfWork {
+            // What login.js does before the form is sent.
+            let values = proof.fields.map { name in
+                let value = fields.first { $0.0 == name }?.1 ?? ""
+                return String(value.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            }
+            let nonce = try ProofOfWork.solve(challenge: proof.challenge, values: values, bits: proof.bits)
+            posted = posted.filter { $0.0 != "pow-nonce" } + [("pow-nonce", nonce)]
+        }
         return try await follow(try await send(.post, form.action, form: posted))
     }
 }
@@ -83,13 +93,26 @@ struct Page {
         html = String(decoding: response.body, as: UTF8.self)
     }
 
-    /// The action and hidden inputs of the form with id `id`.
-    func form(_ id: String) -> (action: String, hidden: [(String, String)])? {
+    /// The proof of work a form asks for (`data-pow-*`).
+    struct ProofOfWorkRequest {
+        let bits: Int
+        let challenge: String
+        let fields: [String]
+    }
+
+    /// The action and hidden inputs of the form with id `id`, and the proof of work it asks for.
+    func form(_ id: String) -> (action: String, hidden: [(String, String)], proofOfWork: ProofOfWorkRequest?)? {
         guard let start = html.firstRange(of: #"<form id="\#(id)""#) else { return nil }
         let rest = html[start.lowerBound...]
         guard let end = rest.firstRange(of: "</form>") else { return nil }
         let form = String(rest[..<end.upperBound])
         guard let action = Self.attribute("action", in: form) else { return nil }
+        let tag = String(form[..<(form.firstIndex(of: ">") ?? form.endIndex)])
+        let proof = Self.attribute("data-pow-bits", in: tag).flatMap(Int.init).map { bits in
+            ProofOfWorkRequest(
+                bits: bits, challenge: Self.attribute("data-pow-challenge", in: tag) ?? "",
+                fields: (Self.attribute("data-pow-fields", in: tag) ?? "").split(separator: " ").map(String.init))
+        }
         var hidden: [(String, String)] = []
         var remaining = form[...]
         while let input = remaining.firstRange(of: #"<input type="hidden""#) {
@@ -100,7 +123,7 @@ struct Page {
             }
             remaining = remaining[input.upperBound...]
         }
-        return (action, hidden)
+        return (action, hidden, proof)
     }
 
     /// Whether the page contains `text`.
@@ -135,5 +158,24 @@ struct ClientRedirect {
         uri = location
         let rest = location.dropFirst(redirectURI.count)
         query = try URLEncodedForm(parsing: rest.drop { $0 == "?" || $0 == "&" })
+    }
+}
+
+/// The page script's proof of work, done the same way (docs/login-pages.md).
+enum ProofOfWork {
+    /// The first nonce whose SHA-256 over the challenge, the values and itself starts with `bits` zero bits.
+    static func solve(challenge: String, values: [String], bits: Int) throws -> String {
+        var nonce = 0
+        while true {
+            let digest = try Digest.sha256(challenge + "\n" + values.joined(separator: "\n") + "\n" + String(nonce))
+            var zeros = 0
+            for byte in digest {
+                if byte == 0 { zeros += 8; continue }
+                zeros += byte.leadingZeroBitCount
+                break
+            }
+            if zeros >= bits { return String(nonce) }
+            nonce += 1
+        }
     }
 }

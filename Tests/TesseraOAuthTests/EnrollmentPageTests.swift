@@ -67,6 +67,57 @@ struct EnrollmentPageTests {
         }
     }
 
+    @Test("a code to a typed number needs the page's proof of work, bound to the number; a browser gets 10 an hour")
+    func proofOfWorkAndBrowserLimit() async throws {
+        try await LoginHarness.run { harness in
+            let tenant = try await harness.tenant(["mfaConfig": LoginHarness.mfa("MANDATORY")])
+            let client = try await harness.client(tenantID: tenant)
+            let user = try await harness.user(tenantID: tenant)
+            var browser = harness.browser()
+            let choice = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
+            let form = try #require(Page(choice).form("enroll-phone-form"))
+            let proof = try #require(form.proofOfWork)
+            #expect(proof.bits == 16 && proof.fields == ["phoneNumber"])
+            #expect(Page(choice).contains(#"<script src="/oauth2/login.js" defer></script>"#))
+            // Before, the page sent to whatever number a script typed, vouching for app verification itself.
+            let number = LoginHarness.number()
+            let without = try await browser.submit(
+                choice, form: "enroll-phone-form", [("phoneNumber", number)], provesWork: false)
+            #expect(without.status.code == 400)
+            #expect(Page(without).text(of: "form-error")?.contains("Allow its script to run") == true)
+            // A proof made for another number does not send to this one.
+            let other = LoginHarness.number()
+            let foreign = try ProofOfWork.solve(challenge: proof.challenge, values: [other], bits: proof.bits)
+            let misused = try await browser.submit(
+                choice, form: "enroll-phone-form", [("phoneNumber", number), ("pow-nonce", foreign)],
+                provesWork: false)
+            #expect(misused.status.code == 400)
+            #expect(harness.sms.sent.filter { $0.to == number || $0.to == other }.isEmpty)
+            // Proven, it sends: ten new numbers from one browser, over as many flows; the eleventh is refused.
+            let page = try await browser.submit(choice, form: "enroll-phone-form", [("phoneNumber", number)])
+            #expect(Page(page).form("code-form") != nil)
+            var last = page
+            for _ in 1..<10 {
+                let next = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
+                last = try await browser.submit(next, form: "enroll-phone-form", [("phoneNumber", LoginHarness.number())])
+                #expect(Page(last).form("code-form") != nil)
+            }
+            let eleventh = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
+            let refusedNumber = LoginHarness.number()
+            let refused = try await browser.submit(
+                eleventh, form: "enroll-phone-form", [("phoneNumber", refusedNumber)])
+            #expect(refused.status.code == 429)
+            #expect(Page(refused).text(of: "form-error") == "Too many attempts. Try again in 1 hour.")
+            #expect(harness.sms.sent.filter { $0.to == refusedNumber }.isEmpty)
+            // Another browser is not held back.
+            var secondBrowser = harness.browser()
+            let fresh = try await SecondFactorPageTests.passwordStep(&secondBrowser, client: client, email: user.email)
+            let elsewhere = try await secondBrowser.submit(
+                fresh, form: "enroll-phone-form", [("phoneNumber", refusedNumber)])
+            #expect(Page(elsewhere).form("code-form") != nil)
+        }
+    }
+
     @Test("a flow stored by an older server at a retired step (enroll_totp) restarts at the password step")
     func retiredStep() async throws {
         try await LoginHarness.run { harness in

@@ -78,7 +78,8 @@ def query(url: str) -> dict[str, str]:
 
 
 class Forms(HTMLParser):
-    """The forms of a page by id: `action`, `method` and the values of their hidden inputs, unchanged."""
+    """The forms of a page by id: `action`, `method`, the values of their hidden inputs, unchanged, and the proof of
+    work they ask for (`pow`: their `data-pow-*` attributes, `bits`, `challenge`, `fields`)."""
 
     def __init__(self, html: str):
         super().__init__(convert_charrefs=True)
@@ -90,7 +91,9 @@ class Forms(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if tag == "form":
-            self._current = {"action": attributes.get("action"), "method": attributes.get("method"), "hidden": {}}
+            self._current = {"action": attributes.get("action"), "method": attributes.get("method"), "hidden": {},
+                             "pow": {key[len("data-pow-"):]: value for key, value in attributes.items()
+                                     if key.startswith("data-pow-")}}
             self.forms[attributes.get("id", f"form-{len(self.forms) + 1}")] = self._current
         elif tag == "input" and self._current is not None and attributes.get("type") == "hidden":
             self._current["hidden"][attributes["name"]] = attributes.get("value", "")
@@ -98,3 +101,22 @@ class Forms(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "form":
             self._current = None
+
+
+def prove_work(form: dict, fields: dict) -> dict:
+    """The `pow-nonce` the login page's script would add to `form` (docs/login-pages.md): the first nonce whose
+    SHA-256 over the challenge, the typed values (trimmed, in the form's order) and the nonce starts with `bits` zero
+    bits. Empty when the form asks for no proof."""
+    import hashlib
+    pow_ = form.get("pow") or {}
+    if "bits" not in pow_:
+        return {}
+    bits = int(pow_["bits"])
+    values = [str(fields.get(name, "")).strip() for name in pow_.get("fields", "").split()]
+    prefix = (pow_["challenge"] + "\n" + "\n".join(values) + "\n").encode()
+    nonce = 0
+    while True:
+        digest = int.from_bytes(hashlib.sha256(prefix + str(nonce).encode()).digest(), "big")
+        if digest >> (256 - bits) == 0:
+            return {"pow-nonce": str(nonce)}
+        nonce += 1

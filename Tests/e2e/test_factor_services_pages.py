@@ -30,7 +30,7 @@ import requests
 
 from factor_fakes import ExampleProcess, b64url, new_secret
 from identity import RPCFailure, call, jwt_parts, unique_email
-from loopback import Forms, LoopbackReceiver, query
+from loopback import Forms, LoopbackReceiver, prove_work, query
 from receiver import sms_code
 from support import TIMEOUT
 
@@ -160,12 +160,14 @@ def forms(page: requests.Response) -> dict:
 
 def post_form(http: requests.Session, page: requests.Response, form_id: str, **fields) -> requests.Response:
     """Submits the form `form_id` of `page` as a browser would: every hidden input unchanged (`flow`, `csrf`, and
-    `factor` on the enrolment forms) plus `fields`; follows the redirects."""
+    `factor` on the enrolment forms) plus `fields`, and the proof of work the page's script would add; follows the
+    redirects."""
     found = forms(page)
     assert form_id in found, f"no form {form_id} on {page.url} ({page.status_code}): {sorted(found)}\n{page.text}"
     form = found[form_id]
     assert form["method"] == "post" and {"flow", "csrf"} <= set(form["hidden"]), form
-    return http.post(urljoin(page.url, form["action"]), data={**form["hidden"], **fields}, timeout=TIMEOUT)
+    return http.post(urljoin(page.url, form["action"]), timeout=TIMEOUT,
+                     data={**form["hidden"], **fields, **prove_work(form, fields)})
 
 
 def text_of(page: requests.Response, element_id: str) -> str | None:

@@ -581,7 +581,7 @@ def test_the_cli_example_of_the_docs_signs_in(fresh_browser, public_url, admin, 
 
 # 4. Security, from outside.
 
-CSP = "default-src 'none'; style-src 'self'; form-action 'self'{target}; frame-ancestors 'none'; base-uri 'none'"
+CSP = "default-src 'none'; style-src 'self'; script-src 'self'; form-action 'self'{target}; frame-ancestors 'none'; base-uri 'none'"
 
 
 def assert_protected(answer: requests.Response, target: str = ""):
