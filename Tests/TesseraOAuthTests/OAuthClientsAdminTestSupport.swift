@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraCrypto
 import TesseraJSON
 import TesseraOAuth
 import TesseraPostgres
@@ -51,6 +52,24 @@ struct ClientsHarness {
     /// The stored client, whatever its tenant.
     func stored(_ clientID: String) async throws -> OAuthClient? {
         try await core.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) }
+    }
+
+    /// A new project-level user and a token family (with one refresh token) of theirs issued to `clientID`: the
+    /// user's id and the family's.
+    func familyOfNewUser(clientID: String) async throws -> (userID: String, familyID: String) {
+        let user = try await core.services.usersAdmin.create(
+            tenantID: nil, UserChanges(email: CoreHarness.email("clients")), actor: Self.actor("users.create"))
+        let familyID = try SecureRandom.identifier()
+        let now = core.clock.now()
+        try await core.sql(
+            """
+            INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id, scope)
+            VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
+            """, [familyID, user.localId, now, clientID])
+        try await core.sql(
+            "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $3)",
+            [try SecureRandom.bytes(count: 32), familyID, now])
+        return (user.localId, familyID)
     }
 
     /// How many rows `sql` (a `SELECT … WHERE … = $1`) counts for `value`.

@@ -328,52 +328,26 @@ import Testing
             let tenantID = try await h.tenant()
             let client = try await h.create(ClientsHarness.publicClient(), tenantID: tenantID)
             // A project-level user, so the users' cascade cannot be what removes the family: only the client's can.
-            let user = try await h.core.services.usersAdmin.create(
-                tenantID: nil, UserChanges(email: CoreHarness.email("clients")),
-                actor: ClientsHarness.actor("users.create"))
-            let familyID = try SecureRandom.identifier()
-            let now = h.core.clock.now()
-            try await h.core.sql(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id,
-                    scope)
-                VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
-                """, [familyID, user.localId, now, client.clientId])
-            try await h.core.sql(
-                "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $3)",
-                [try SecureRandom.bytes(count: 32), familyID, now])
+            let (user, familyID) = try await h.familyOfNewUser(clientID: client.clientId)
 
             try await h.core.services.configAdmin.deleteTenant(tenantID, actor: ClientsHarness.actor("tenants.delete"))
             #expect(try await h.count("SELECT 1 FROM oauth_clients WHERE client_id = $1", client.clientId) == 0)
             #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
-            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user.localId) == 1)
+            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user) == 1)
         }
     }
 
     @Test func deletingAClientDeletesItsTokens() async throws {
         try await ClientsHarness.run { h in
             let client = try await h.create(ClientsHarness.publicClient())
-            let user = try await h.core.services.usersAdmin.create(
-                tenantID: nil, UserChanges(email: CoreHarness.email("clients")),
-                actor: ClientsHarness.actor("users.create"))
-            let familyID = try SecureRandom.identifier()
-            let now = h.core.clock.now()
-            try await h.core.sql(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id,
-                    scope)
-                VALUES ($1, $2, $3, 'password', $3, $4, 'openid')
-                """, [familyID, user.localId, now, client.clientId])
-            try await h.core.sql(
-                "INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at) VALUES ($1, $2, $3, $3)",
-                [try SecureRandom.bytes(count: 32), familyID, now])
+            let (user, familyID) = try await h.familyOfNewUser(clientID: client.clientId)
 
             try await h.admin.delete(clientID: client.clientId, actor: ClientsHarness.actor("oauthClients.delete"))
             #expect(try await h.count("SELECT 1 FROM oauth_clients WHERE client_id = $1", client.clientId) == 0)
             #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
             #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
-            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user.localId) == 1)
+            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user) == 1)
             #expect(
                 try await reason {
                     _ = try await h.admin.get(clientID: client.clientId, actor: ClientsHarness.projectKey)
