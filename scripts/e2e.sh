@@ -79,6 +79,7 @@ say "starting $bin on 127.0.0.1:$port (public) and 127.0.0.1:$admin_port (admin)
     --email-webhook-url "http://127.0.0.1:$mail_port/mail" \
     --sms-webhook-url "http://127.0.0.1:$sms_port/sms" \
     --trusted-proxy 127.0.0.1 \
+    --retention-interval 0 \
     >"$server_log" 2>&1 </dev/null &
 server_pid=$!
 

@@ -1,3 +1,4 @@
+public import TesseraCore
 public import TesseraPostgres
 
 /// The router's tables (module `multifactor`), applied after `core`'s:
@@ -15,7 +16,21 @@ public enum MultiFactorMigrations {
         Migration(module: "multifactor", version: 1, name: "router", sql: router),
         Migration(module: "multifactor", version: 2, name: "factor_state", sql: factorState),
         Migration(module: "multifactor", version: 3, name: "revocation_ends_pending", sql: revocationEndsPending),
+        Migration(module: "multifactor", version: 4, name: "retention_indexes", sql: retentionIndexes),
     ]
+
+    /// When the router's short-lived rows go: a pending credential or a factor session past its expiry can no
+    /// longer be used (docs/operations.md).
+    public static let retention: [RetentionRule] = [
+        .expiring("mfa_pending_credentials", time: "expires_at"),
+        .expiring("mfa_sessions", time: "expires_at"),
+    ]
+
+    /// The indexes the janitor deletes by.
+    private static let retentionIndexes = """
+        CREATE INDEX mfa_pending_credentials_by_expiry ON mfa_pending_credentials (expires_at);
+        CREATE INDEX mfa_sessions_by_expiry ON mfa_sessions (expires_at);
+        """
 
     /// Revoking a user's tokens (`users.revokeTokens`, a new password, disabling the user, withdrawing a factor:
     /// each moves `users.tokens_valid_after`) and disabling the user end the user's pending second-factor

@@ -1,3 +1,4 @@
+public import TesseraCore
 public import TesseraPostgres
 
 /// The migrations of module `phone`, applied after `multifactor`'s (version 1 references `mfa_enrollments`, and
@@ -29,6 +30,15 @@ public enum PhoneMigrations {
                     FROM phone_enrollments p WHERE p.enrollment_id = e.enrollment_id;
                 DROP TABLE phone_enrollments;
                 """),
+    ]
+
+    /// When the phone tables' rows go (docs/operations.md): a sign-in session past its expiry can no longer be
+    /// used; sends and daily counts are kept for ``SMSSendLimits/retention`` as a record of abuse (sends also prune
+    /// them as they go, but an idle server would not).
+    public static let retention: [RetentionRule] = [
+        .expiring("phone_sign_in_sessions", time: "expires_at"),
+        .expiring("sms_sends", time: "sent_at", grace: .seconds(SMSSendLimits.retention)),
+        .expiring("sms_daily_usage", time: "day", grace: .seconds(SMSSendLimits.retention)),
     ]
 
     private static let tables = """

@@ -10,7 +10,16 @@ public enum CoreMigrations {
         Migration(module: "core", version: 1, name: "identity", sql: identity),
         Migration(module: "core", version: 2, name: "client_token_families", sql: clientTokenFamilies),
         Migration(module: "core", version: 3, name: "rate_limits", sql: rateLimits),
+        Migration(module: "core", version: 4, name: "retention_indexes", sql: retentionIndexes),
     ]
+
+    /// The indexes the janitor deletes by (``CoreRetention``), so that a pass reads only what it deletes.
+    private static let retentionIndexes = """
+        CREATE INDEX oob_codes_by_expiry ON oob_codes (expires_at);
+        CREATE INDEX login_failures_by_window ON login_failures (window_start);
+        CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+        CREATE INDEX token_families_by_creation ON token_families (created_at);
+        """
 
     /// Events counted per key and window (``RateLimit``): mails sent, test-number codes tried.
     private static let rateLimits = """

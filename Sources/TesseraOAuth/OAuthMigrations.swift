@@ -1,3 +1,4 @@
+public import TesseraCore
 public import TesseraPostgres
 
 /// The tables of module `oauth`, applied after the factor plugins':
@@ -42,6 +43,15 @@ public enum OAuthMigrations {
         Migration(module: "oauth", version: 4, name: "sealed_codes", sql: sealedCodes),
         Migration(module: "oauth", version: 5, name: "families_without_client_lock", sql: familiesWithoutClientLock),
         Migration(module: "oauth", version: 6, name: "revocation_ends_login_flows", sql: revocationEndsLoginFlows),
+    ]
+
+    /// When the module's short-lived rows go (docs/operations.md): a spent code is kept until the code's own
+    /// expiry (a replay until then must find it and revoke what it issued), a login flow and a browser session
+    /// until theirs.
+    public static let retention: [RetentionRule] = [
+        .expiring("oauth_spent_codes", time: "expires_at"),
+        .expiring("oauth_login_flows", time: "expires_at"),
+        .expiring("oauth_browser_sessions", time: "expires_at"),
     ]
 
     /// Revoking a user's tokens (anything that moves `users.tokens_valid_after`) or disabling the user ends, in

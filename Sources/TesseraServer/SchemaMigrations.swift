@@ -1,9 +1,10 @@
+public import TesseraCore
 public import TesseraPostgres
 import FactorServices
 import MultiFactor
 import PhoneCodes
 import TesseraOAuth
-import TesseraCore
+
 
 /// Every migration the server applies: core first, then the multi-factor router's, then each factor plugin's, then
 /// module `phone` (``PhoneMigrations``: phone sign-in's sessions and the SMS send limits, which the SMS factor and
@@ -15,4 +16,11 @@ public enum SchemaMigrations {
     public static let all: [Migration] =
         CoreMigrations.all + MultiFactorMigrations.all + StandardFactors.migrations + PhoneMigrations.all
         + FactorServicesMigrations.all + OAuthMigrations.all
+}
+
+/// Every module's retention rules, which the ``Janitor`` applies: what goes when, per table (docs/operations.md).
+public enum SchemaRetention {
+    /// All rules; the janitor runs them in this order.
+    public static let all: [RetentionRule] =
+        CoreRetention.rules + MultiFactorMigrations.retention + PhoneMigrations.retention + OAuthMigrations.retention
 }

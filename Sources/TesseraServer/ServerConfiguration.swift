@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// Built-in factors that run as factor services instead of in this process (`--remote-factor`, `phone` or
     /// `totp`): left out of the built-in registry, so that a service registered with their id takes their place.
     public var remoteFactors: Set<String> = []
+    /// Seconds between two janitor passes (`--retention-interval`); 0 runs none.
+    public var retentionInterval = 60
     /// Whether the server may run without a master key on a public issuer (`--dev`).
     public var developmentMode = false
     /// The most connections each listener keeps open at once (`--max-connections`).
@@ -67,6 +69,7 @@ public struct ServerConfiguration: Sendable {
         public var maxConnectionsPerClient: String?
         public var maxPasswordAttemptsPerClient: String?
         public var dev = false
+        public var retentionInterval: String?
 
         /// Creates an empty set of options.
         public init() {
@@ -150,6 +153,14 @@ public struct ServerConfiguration: Sendable {
             trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
         configuration.remoteFactors = Set(remoteTexts)
         configuration.developmentMode = options.dev || environment["TESSERA_DEV"] == "1"
+        if let text = value(options.retentionInterval, "TESSERA_RETENTION_INTERVAL") {
+            guard let seconds = Int(text), (0...86_400).contains(seconds) else {
+                throw Invalid(
+                    description: "--retention-interval must be a whole number of seconds from 0 (off) to 86400, "
+                        + "got '\(text)'")
+            }
+            configuration.retentionInterval = seconds
+        }
         if configuration.masterKeyFile == nil, !configuration.developmentMode, !isLoopback(issuer: issuer) {
             throw Invalid(
                 description: "--master-key-file is required for the issuer \(issuer): without it secrets are sealed "

@@ -9,6 +9,7 @@ import MultiFactor
 import PhoneCodes
 import PhoneSignIn
 import TesseraOAuth
+import Synchronization
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
 /// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
@@ -20,6 +21,10 @@ public final class TesseraServer: Sendable {
     private let publicServer: HTTPServer?
     private let adminServer: HTTPServer?
     private let multiFactor: MultiFactorRouter
+    /// Deletes expired rows every ``ServerConfiguration/retentionInterval`` seconds (one server of a fleet at a time).
+    public let janitor: Janitor
+    private let janitorLoop: EventLoop
+    private let janitorTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
@@ -32,6 +37,8 @@ public final class TesseraServer: Sendable {
     ) {
         self.configuration = configuration
         self.metrics = metrics
+        janitor = Janitor(database: database, clock: services.clock, metrics: metrics, logger: logger)
+        janitorLoop = group.loops[0]
         var http = http
         http.maxConnections = configuration.maxConnections
         http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
@@ -91,10 +98,18 @@ public final class TesseraServer: Sendable {
             await shutdown(gracePeriod: .zero)
             throw error
         }
+        if configuration.retentionInterval > 0 {
+            let task = janitor.start(every: .seconds(configuration.retentionInterval), on: janitorLoop)
+            janitorTask.withLock { $0 = task }
+        }
     }
 
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod`, then closes what is left.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        janitorTask.withLock { task in
+            task?.cancel()
+            task = nil
+        }
         async let publicDone: Void? = publicServer?.shutdown(gracePeriod: gracePeriod)
         async let adminDone: Void? = adminServer?.shutdown(gracePeriod: gracePeriod)
         _ = await (publicDone, adminDone)

@@ -66,6 +66,12 @@ struct Serve: AsyncParsableCommand {
             then sealed with a public key and codes written to the log. Never in production.
             """)
     var dev = false
+    @Option(
+        help: """
+            Seconds between two passes of the janitor, which deletes expired rows, one server of a fleet at a time \
+            (TESSERA_RETENTION_INTERVAL; default 60; 0 = off).
+            """)
+    var retentionInterval: String?
 
     func run() async throws {
         var options = ServerConfiguration.Options()
@@ -85,6 +91,7 @@ struct Serve: AsyncParsableCommand {
         options.maxConnections = maxConnections
         options.maxConnectionsPerClient = maxConnectionsPerClient
         options.dev = dev
+        options.retentionInterval = retentionInterval
         options.maxPasswordAttemptsPerClient = maxPasswordAttemptsPerClient
         let environment = ProcessInfo.processInfo.environment
         let configuration = try ServerConfiguration.resolve(

@@ -39,6 +39,15 @@ import TesseraServer
         }
     }
 
+    @Test func theRetentionIntervalIsSecondsFromZeroToADay() throws {
+        #expect(try resolve().retentionInterval == 60)
+        #expect(try resolve({ $0.retentionInterval = "0" }).retentionInterval == 0)
+        #expect(try resolve(environment: ["TESSERA_RETENTION_INTERVAL": "300"]).retentionInterval == 300)
+        for bad in ["-1", "86401", "soon", "1.5", ""] where !bad.isEmpty {
+            #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.retentionInterval = bad }) }
+        }
+    }
+
     @Test func connectionLimitsComeFromOptionsOrTheEnvironmentAndMustBeCounts() throws {
         let environment = ["TESSERA_MAX_CONNECTIONS": "500", "TESSERA_MAX_CONNECTIONS_PER_CLIENT": "20"]
         let fromEnvironment = try resolve(environment: environment)

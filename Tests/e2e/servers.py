@@ -63,6 +63,9 @@ def extra_server(name: str, issuer: str, options: list[str], *, admin: bool = Fa
                "--listen", f"127.0.0.1:{port}",
                "--admin-listen", f"127.0.0.1:{admin_port}" if admin_port else "none", "--issuer", issuer,
                "--master-key-file", os.environ["TESSERA_E2E_MASTER_KEY_FILE"], "--no-migrate", *options]
+    if "--retention-interval" not in options:
+        # Tests plant expired rows to see how they are answered; only the janitor's own test runs one.
+        command += ["--retention-interval", "0"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                    env=environment)

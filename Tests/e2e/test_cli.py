@@ -61,6 +61,8 @@ def short_master_key():
         (["serve", "--database-url", "postgresql:///x", "--trusted-proxy", "10.0.0.0/40"], ["--trusted-proxy"]),
         (["serve", "--database-url", "postgresql:///x", "--issuer", "ftp://x"], ["--issuer"]),
         (["serve", "--database-url", "postgresql:///x", "--max-connections", "0"], ["--max-connections"]),
+        (["serve", "--database-url", "postgresql:///x", "--retention-interval", "-5"], ["--retention-interval"]),
+        (["janitor"], ["--database-url"]),
         (["serve", "--database-url", "postgresql:///x", "--issuer", "https://auth.example.com"],
          ["--master-key-file", "--dev"]),
         (["serve", "--database-url", "postgresql:///x", "--max-connections-per-client", "many"],

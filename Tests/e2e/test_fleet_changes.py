@@ -87,3 +87,24 @@ def test_a_rotated_signing_key_signs_on_the_other_server_at_once(admin, server_b
     new_kid = call(admin, "keys.rotate")["kid"]
     # B reloads its keys every 30 s on its own; the notice makes it sign with the new key now.
     eventually(lambda: kid_of_b() == new_kid)
+
+
+def test_the_janitor_of_a_server_deletes_expired_rows_and_counts_them(public_url):
+    """`--retention-interval 1`: within a few seconds the server's janitor deletes a spent code past its expiry,
+    keeps one that has not expired, and says so on /metrics."""
+    import secrets
+
+    from identity import psql
+
+    old, live = secrets.token_hex(16), secrets.token_hex(16)
+    psql("INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at) VALUES "
+         f"('\\x{old}', 'janitor-e2e', now() - interval '1 hour'), "
+         f"('\\x{live}', 'janitor-e2e', now() + interval '1 hour')")
+    with extra_server("janitor", public_url, ["--retention-interval", "1"], admin=True) as (_, admin_b):
+        eventually(lambda: psql(f"SELECT count(*) FROM oauth_spent_codes WHERE code_hash = '\\x{old}'") == "0",
+                   within=15)
+        metrics = admin_b.get("/metrics").text
+        assert 'tessera_janitor_rows_deleted_total{table="oauth_spent_codes"}' in metrics
+        assert "tessera_janitor_pass_seconds" in metrics
+    assert psql(f"SELECT count(*) FROM oauth_spent_codes WHERE code_hash = '\\x{live}'") == "1"
+    psql("DELETE FROM oauth_spent_codes WHERE family_id = 'janitor-e2e'")

@@ -1,0 +1,45 @@
+import ArgumentParser
+import FoundationEssentials
+import Logging
+import TesseraCore
+import TesseraLoop
+import TesseraPostgres
+import TesseraServer
+
+/// `tessera janitor`: one pass of the janitor, which deletes expired rows (docs/operations.md), then exits; for
+/// cron, or for servers run with `--retention-interval 0`. Safe beside running servers: a pass that finds another
+/// server's janitor at work deletes nothing.
+struct JanitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "janitor", abstract: "Delete expired rows once (one janitor pass) and exit.")
+
+    @Option(help: "libpq connection string or URI (TESSERA_DATABASE_URL). Required.")
+    var databaseURL: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = databaseURL ?? environment["TESSERA_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw ValidationError("--database-url (or TESSERA_DATABASE_URL) is required")
+        }
+        let logger = makeLogger(environment: environment)
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let database = PostgresClient(
+            configuration: PostgresConfiguration(url: url, connectionsPerLoop: 1), group: group)
+        do {
+            try await database.start(timeout: .seconds(10))
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let janitor = Janitor(database: database, clock: SystemWallClock(), logger: logger)
+        do {
+            let pass = try await janitor.runPass()
+            await database.shutdown()
+            for (table, count) in pass.deleted.sorted(by: { $0.key < $1.key }) { print("\(table) \(count)") }
+            if !pass.ranAlone { logger.info("another server's janitor is at work; this pass deleted what it could") }
+        } catch {
+            await database.shutdown()
+            throw ValidationError("janitor pass failed: \(error)")
+        }
+    }
+}
