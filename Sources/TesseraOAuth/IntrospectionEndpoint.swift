@@ -1,6 +1,6 @@
-public import TesseraHTTP
 import FoundationEssentials
 import TesseraCore
+public import TesseraHTTP
 import TesseraJSON
 import TesseraPostgres
 
@@ -48,16 +48,21 @@ public struct IntrospectionEndpoint: Sendable {
         guard let claims = await environment.verifiedAccessToken(token), claims.tenant == client.tenantID else {
             return nil
         }
+        // Revoked by jti (any grant), or through its sign-in, its user or its client: on every server at once.
         let result = try await environment.database.withPool { pool in
             if let familyID = claims.sid {
                 try await pool.query(
                     """
                     SELECT 1 FROM token_families f JOIN users u ON u.user_id = f.user_id
                     WHERE f.family_id = $1 AND f.client_id = $2 AND f.user_id = $3 AND f.revoked_at IS NULL
-                        AND NOT u.disabled
-                    """, [familyID, claims.clientID, claims.sub])
+                        AND NOT u.disabled AND NOT EXISTS (SELECT 1 FROM oauth_revoked_access_tokens WHERE jti = $4)
+                    """, [familyID, claims.clientID, claims.sub, claims.jti])
             } else {
-                try await pool.query("SELECT 1 FROM oauth_clients WHERE client_id = $1", [claims.clientID])
+                try await pool.query(
+                    """
+                    SELECT 1 FROM oauth_clients WHERE client_id = $1
+                        AND NOT EXISTS (SELECT 1 FROM oauth_revoked_access_tokens WHERE jti = $2)
+                    """, [claims.clientID, claims.jti])
             }
         }
         guard result.rowCount == 1 else { return nil }

@@ -26,6 +26,8 @@ public import TesseraPostgres
 /// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
 /// live 60 s).
 ///
+/// Version 7 keeps the access tokens revoked at `/oauth2/revoke` (a denylist by `jti`, until each token's expiry).
+///
 /// Version 6 ends a user's login flows when the user's tokens are revoked or the user is disabled.
 ///
 /// Version 5 drops the foreign key from `token_families.client_id` to `oauth_clients`: every grant inserted a family
@@ -43,7 +45,18 @@ public enum OAuthMigrations {
         Migration(module: "oauth", version: 4, name: "sealed_codes", sql: sealedCodes),
         Migration(module: "oauth", version: 5, name: "families_without_client_lock", sql: familiesWithoutClientLock),
         Migration(module: "oauth", version: 6, name: "revocation_ends_login_flows", sql: revocationEndsLoginFlows),
+        Migration(module: "oauth", version: 7, name: "revoked_access_tokens", sql: revokedAccessTokens),
     ]
+
+    /// Access tokens revoked at `/oauth2/revoke` (RFC 7009), by `jti`, until the token's own expiry: introspection
+    /// answers `active: false` for them on every server, whatever grant issued them.
+    private static let revokedAccessTokens = """
+        CREATE TABLE oauth_revoked_access_tokens (
+            jti text PRIMARY KEY,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX oauth_revoked_access_tokens_by_expiry ON oauth_revoked_access_tokens (expires_at);
+        """
 
     /// When the module's short-lived rows go (docs/operations.md): a spent code is kept until the code's own
     /// expiry (a replay until then must find it and revoke what it issued), a login flow and a browser session
@@ -52,6 +65,8 @@ public enum OAuthMigrations {
         .expiring("oauth_spent_codes", time: "expires_at"),
         .expiring("oauth_login_flows", time: "expires_at"),
         .expiring("oauth_browser_sessions", time: "expires_at"),
+        // A revoked access token past its own expiry is refused anyway.
+        .expiring("oauth_revoked_access_tokens", time: "expires_at"),
     ]
 
     /// Revoking a user's tokens (anything that moves `users.tokens_valid_after`) or disabling the user ends, in

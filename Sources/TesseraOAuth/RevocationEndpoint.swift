@@ -1,6 +1,6 @@
-public import TesseraHTTP
 import FoundationEssentials
 import TesseraCore
+public import TesseraHTTP
 import TesseraPostgres
 
 /// `POST /oauth2/revoke` (RFC 7009): a client revokes a refresh or access token it was issued, which revokes the
@@ -38,16 +38,25 @@ public struct RevocationEndpoint: Sendable {
             try await environment.client(clientID))
         let now = environment.clock.now()
         if token.contains(".") {
-            guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID,
-                let familyID = claims.sid
-            else { return }
-            _ = try await environment.database.withPool { pool in
-                try await pool.query(
-                    """
-                    UPDATE token_families SET revoked_at = $3
-                    WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
-                    """, [familyID, clientID, now])
+            guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID else { return }
+            // The token itself goes on the denylist whatever its grant (client_credentials tokens have no family);
+            // a token of a sign-in also revokes its family, and so every token it issued.
+            let expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
+            var queries = [
+                PostgresQuery(
+                    "INSERT INTO oauth_revoked_access_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    [claims.jti, expiresAt])
+            ]
+            if let familyID = claims.sid {
+                queries.append(
+                    PostgresQuery(
+                        """
+                        UPDATE token_families SET revoked_at = $3
+                        WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
+                        """, [familyID, clientID, now]))
             }
+            let revocation = queries
+            _ = try await environment.database.withPool { pool in try await pool.pipeline(revocation) }
         } else {
             let digest = try SecretDigest.of(token)
             _ = try await environment.database.withPool { pool in

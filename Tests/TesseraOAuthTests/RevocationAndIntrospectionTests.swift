@@ -99,6 +99,28 @@ import Testing
         }
     }
 
+    @Test func aRevokedClientCredentialsTokenIsInactiveAndTheClientsOthersAreNot() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(.confidential, grantTypes: [.clientCredentials], scopes: ["read"])
+            let secret = try #require(client.secret)
+            let grant = { await oauth.post(.token, [("grant_type", "client_credentials")], basic: (client.id, secret)) }
+            let first = try #require(await grant()["access_token"])
+            let second = try #require(await grant()["access_token"])
+            #expect(await oauth.introspect(first, as: client).json["active"] == true)
+            // Before, revoking a token without a sign-in (no family) changed nothing: it stayed active.
+            let revoked = await oauth.post(.revoke, [("token", first)], basic: (client.id, secret))
+            #expect(revoked.status == 200)
+            #expect(await oauth.introspect(first, as: client).json == ["active": false])
+            #expect(await oauth.introspect(second, as: client).json["active"] == true)
+            // Revoking twice is fine (RFC 7009 §2.2); the row lives until the token's own expiry.
+            #expect(await oauth.post(.revoke, [("token", first)], basic: (client.id, secret)).status == 200)
+            #expect(
+                try await oauth.core.sql(
+                    "SELECT 1 FROM oauth_revoked_access_tokens WHERE expires_at > now() AND expires_at < now() + interval '901 seconds'")
+                    >= 1)
+        }
+    }
+
     @Test func otherClientsTokensAndUnknownTokensAreIgnored() async throws {
         try await OAuthHarness.run { oauth in
             let (client, _, tokens) = try await oauth.signedIn()

@@ -108,3 +108,23 @@ def test_the_janitor_of_a_server_deletes_expired_rows_and_counts_them(public_url
         assert "tessera_janitor_pass_seconds" in metrics
     assert psql(f"SELECT count(*) FROM oauth_spent_codes WHERE code_hash = '\\x{live}'") == "1"
     psql("DELETE FROM oauth_spent_codes WHERE family_id = 'janitor-e2e'")
+
+
+def test_an_access_token_revoked_on_one_server_is_inactive_on_the_other_at_once(admin, public, server_b):
+    """RFC 7009 for any grant: a client_credentials access token (no sign-in behind it) revoked through one server
+    is `active: false` at the other server's introspection at once."""
+    public_b, _ = server_b
+    created = call(admin, "oauthClients.create", {"client": {
+        "clientName": "Fleet revocation", "type": "confidential", "grantTypes": ["client_credentials"]}})
+    client_id, secret = created["clientId"], created["clientSecret"]
+    token = client_credentials(public, client_id, secret).json()["access_token"]
+
+    def active(listener) -> bool:
+        answer = requests.post(f"{listener.url}/oauth2/introspect", data={"token": token}, auth=(client_id, secret),
+                               timeout=10)
+        return answer.json()["active"]
+
+    assert active(public) and active(public_b)
+    assert requests.post(f"{public.url}/oauth2/revoke", data={"token": token}, auth=(client_id, secret),
+                         timeout=10).status_code == 200
+    assert not active(public_b) and not active(public)
