@@ -131,6 +131,17 @@ struct AuthorizeEndpoint: Sendable {
             hash: flowID.digest, browserHash: try SecretDigest.of(browserSecret), request: authorization,
             now: context.now)
         flow.browserSessionHash = upgrading?.hash
+        // An anonymous GET stores a flow (up to a few KB, for 10 minutes): bounded per client address, so that no
+        // one can fill the table by requesting authorize pages.
+        if let client = context.clientAddress(request) {
+            do {
+                try await Self.flowsPerClient.admit(pool, key: client, now: context.now)
+            } catch let error as AuthError {
+                return ErrorPage.response(
+                    HTTPStatus(code: 429), title: "Too many sign-ins",
+                    message: "Too many sign-ins were started from your network. Wait \(error.retryAfter ?? 60) seconds, then try again.")
+            }
+        }
         try await LoginFlows.insert(pool, keyRing: context.keyRing, flow, now: context.now)
         var forms = LoginForms(
             flowID: flowID.secret, csrf: try CSRFToken.make(browserSecret: browserSecret, flowID: flowID.secret))
@@ -145,6 +156,10 @@ struct AuthorizeEndpoint: Sendable {
         if existing == nil { try response.setCookie(context.cookies.browser(browserSecret)) }
         return response
     }
+
+    /// Login flows one client address may start a minute (each is stored until it expires, 10 minutes later).
+    static let flowsPerClient = RateLimit(
+        name: "login_flows_client", limit: 300, window: 60, refusal: "Too many sign-ins were started.")
 
     /// The SHA-256 of the request's session cookie; nil when it has none.
     private static func sessionHash(_ request: HTTPRequest, cookieName: String) throws -> [UInt8]? {

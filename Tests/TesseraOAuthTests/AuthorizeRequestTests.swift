@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraHTTP
 import TesseraJSON
 import TesseraOAuth
@@ -137,6 +138,30 @@ struct AuthorizeRequestTests {
             #expect(redirect.query["error"] == "access_denied")
             #expect(redirect.query["state"] == nil)
             #expect(redirect.query["iss"] == CoreHarness.issuer)
+        }
+    }
+
+    @Test("anonymous authorization requests store at most 300 flows a minute per client address")
+    func flowsPerClient() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let address = "192.0.2.\(UInt8.random(in: 1...254))"
+            let start = { (browser: inout Browser) async throws -> HTTPResponse in
+                try await browser.send(.get, "/oauth2/authorize?" + URLEncodedForm(
+                    fields: Self.valid(client, pkce: try PKCEPair()).map { (name: $0.0, value: $0.1) }).encoded)
+            }
+            // Before, every GET stored a flow of a few KB for 10 minutes, without any bound.
+            try await harness.core.sql(
+                "INSERT INTO rate_limits (limit_key, window_start, sends) VALUES ($1, $2, 300)",
+                ["login_flows_client:\(address)", harness.clock.now()])
+            var browser = harness.browser(address: address)
+            let refused = try await start(&browser)
+            #expect(refused.status.code == 429)
+            #expect(Page(refused).text(of: "page-title") == "Too many sign-ins")
+            var elsewhere = harness.browser()
+            #expect(try await start(&elsewhere).status.code == 303)
+            harness.clock.advance(by: 60)
+            #expect(try await start(&browser).status.code == 303)
         }
     }
 }

@@ -13,7 +13,7 @@ struct Browser {
     /// The `Set-Cookie` values of every response, in order.
     var setCookies: [String] = []
     /// The peer address of its requests: random, because SMS send limits per client live in the shared database.
-    let address = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254)):5555"
+    var address = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254)):5555"
 
     /// Sends one request to the handler of its path.
     mutating func send(_ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil) async throws

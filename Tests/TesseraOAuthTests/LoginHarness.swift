@@ -152,6 +152,13 @@ struct LoginHarness {
     func browser() -> Browser {
         Browser(login: login)
     }
+
+    /// A browser whose requests come from `address` (`1.2.3.4:5555` form, or a bare address).
+    func browser(address: String) -> Browser {
+        var browser = Browser(login: login)
+        browser.address = address.contains(":") ? address : address + ":5555"
+        return browser
+    }
 }
 
 /// A PKCE verifier and its S256 challenge.
