@@ -29,7 +29,7 @@ help: ## list the targets
 deps: ## install missing Debian packages and Python modules (fast when all are present)
 	@scripts/deps.sh
 
-db: deps ## start the private PostgreSQL cluster under .data/pg and print its URL
+db: deps ## start the private PostgreSQL cluster (.data/pg, or /var/lib/tessera-dev for a checkout postgres cannot reach) and print its URL
 	@$(DEV_DB) start
 
 db-stop: ## stop the private PostgreSQL cluster
@@ -80,6 +80,7 @@ fuzz: ## libFuzzer over the parsers (Tests/Fuzz), FUZZ_SECONDS (60) per target; 
 clean: ## remove build folders (.build*) and test output; keeps .data
 	rm -rf .build .build-* .build_* test-output
 
-distclean: clean ## clean, stop the dev database and remove .data and bench-results
-	@if [[ -d .data/pg ]]; then $(DEV_DB) stop; fi
+distclean: clean ## clean, stop and delete the dev and benchmark databases, remove .data and bench-results
+	@$(DEV_DB) remove
+	@TESSERA_PG_CLUSTER=pg-bench $(DEV_DB) remove
 	rm -rf .data bench-results

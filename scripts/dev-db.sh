@@ -7,6 +7,7 @@
 #   scripts/dev-db.sh status       say whether it runs; exit 0 when it does, 3 when it does not
 #   scripts/dev-db.sh url [DB]     print the libpq URL of DB (default `tessera`); needs no server
 #   scripts/dev-db.sh psql [DB] [ARGS...]  open psql on DB (ARGS go to psql)
+#   scripts/dev-db.sh remove       stop it and delete its folder (make distclean)
 #
 # The cluster listens on no TCP port, only on a Unix socket in .data/pg (or in a short
 # directory under /tmp when that path would be too long for a socket), so it never clashes
@@ -15,7 +16,9 @@
 # but a crash of the machine can lose or corrupt it. Never use it for data you want to keep.
 #
 # initdb refuses to run as root, so as root the cluster belongs to the `postgres` user and
-# every server command runs through `runuser -u postgres --`.
+# every server command runs through `runuser -u postgres --`. That user must reach the cluster: a
+# checkout in a folder only root can enter (a clone in /root, whose mode is 700) keeps its data and
+# keys in .data but its cluster under /var/lib/tessera-dev, in a folder named after the data folder.
 #
 # The benchmarks run a second cluster with production durability (fsync, synchronous commit and
 # full-page writes on) beside it: TESSERA_PG_CLUSTER=pg-bench TESSERA_PG_DURABLE=1 scripts/dev-db.sh
@@ -135,6 +138,19 @@ require_reachable_by_owner() {
     done
     die "the '$SUPERUSER' user cannot traverse $blocker, so PostgreSQL cannot reach $dir." \
         "Allow it (chmod o+x $blocker), or put the data elsewhere with TESSERA_DATA_DIR=/some/reachable/dir."
+}
+
+# As root, moves CLUSTER_DIR under /var/lib/tessera-dev when the `postgres` user cannot reach the data folder
+# (a checkout in a home only root may enter); the folder is named after the data folder's path, so every
+# command of this checkout finds the same cluster.
+place_cluster() {
+    is_root || return 0
+    id -u "$SUPERUSER" >/dev/null 2>&1 || return 0
+    local probe=$DATA_ROOT
+    while [[ ! -e $probe && $probe != / ]]; do probe=$(dirname "$probe"); done
+    as_owner test -x "$probe" && return 0
+    CLUSTER_DIR=/var/lib/tessera-dev/$(printf '%s' "$DATA_ROOT" | cksum | cut -d ' ' -f 1)/$CLUSTER_NAME
+    SERVER_LOG=$CLUSTER_DIR/server.log
 }
 
 # Prints the pid recorded in postmaster.pid, if any.
@@ -260,7 +276,8 @@ start() {
     if is_root; then
         chmod o+x "$DATA_ROOT"
     fi
-    require_reachable_by_owner "$DATA_ROOT"
+    mkdir -p "$(dirname "$CLUSTER_DIR")"
+    require_reachable_by_owner "$(dirname "$CLUSTER_DIR")"
     [[ -f $CLUSTER_DIR/PG_VERSION ]] || create_cluster "$bin"
 
     if is_running; then
@@ -318,8 +335,19 @@ open_psql() {
     exec "$bin/psql" -h "$(socket_dir)" -p "$PORT" -U "$SUPERUSER" "$database" "$@"
 }
 
+# Stops the cluster and deletes its folder (and its folder under /var/lib/tessera-dev, when it has one).
+remove() {
+    stop
+    rm -rf "$CLUSTER_DIR"
+    local parent
+    parent=$(dirname "$CLUSTER_DIR")
+    if [[ $parent == /var/lib/tessera-dev/* ]]; then rmdir "$parent" 2>/dev/null || true; fi
+}
+
+place_cluster
 case ${1:-} in
     start) start ;;
+    remove) remove ;;
     stop) stop ;;
     status) status ;;
     url) database_url "${2:-tessera}" ;;
