@@ -13,6 +13,9 @@ public final class PostgresPool: @unchecked Sendable {
     public let loop: EventLoop
     private let connections: [PostgresConnection]
     private var leased: Set<ObjectIdentifier> = []
+    /// Connections handed to waiting statements that have not sent them yet, with how many: a transaction must not
+    /// lease one of them meanwhile, or its `BEGIN` could go out before them and take them in.
+    private var promised: [ObjectIdentifier: Int] = [:]
     private var waiters: [Waiter] = []
     private let waitLimit: Duration
     private var waitTimer: LoopTimer?
@@ -78,11 +81,15 @@ public final class PostgresPool: @unchecked Sendable {
     public func pipeline(_ queries: [PostgresQuery]) async throws(PostgresError) -> [PostgresResult] {
         loop.preconditionInEventLoop()
         let connection: PostgresConnection
+        let waited: Bool
         do {
-            connection = try await freeConnection(leasing: false)
+            (connection, waited) = try await freeConnection(leasing: false)
         } catch {
             throw error as? PostgresError ?? unavailable()
         }
+        // The statements go out now, with no suspension before `run` sends them: from here a transaction may take
+        // the connection (its BEGIN follows them).
+        if waited { keepPromise(connection) }
         return try await connection.run(queries)
     }
 
@@ -92,7 +99,7 @@ public final class PostgresPool: @unchecked Sendable {
         isolation: PostgresIsolation = .readCommitted, _ body: (PostgresTransaction) async throws -> T
     ) async throws -> T {
         loop.preconditionInEventLoop()
-        let connection = try await freeConnection(leasing: true)
+        let (connection, _) = try await freeConnection(leasing: true)
         defer { release(connection) }
         let transaction = PostgresTransaction(connection: connection, begin: isolation.beginStatement)
         let value: T
@@ -106,24 +113,31 @@ public final class PostgresPool: @unchecked Sendable {
         return value
     }
 
-    private func leastBusyConnection() -> PostgresConnection? {
+    /// The ready connection with the fewest requests in flight that no transaction holds, and, for a transaction
+    /// (`leasing`), that no waiting statement was promised.
+    private func leastBusyConnection(leasing: Bool) -> PostgresConnection? {
         connections
-            .filter { $0.phase == .ready && !leased.contains(ObjectIdentifier($0)) }
+            .filter { connection in
+                let id = ObjectIdentifier(connection)
+                return connection.phase == .ready && !leased.contains(id) && !(leasing && promised[id] != nil)
+            }
             .min { $0.pendingCount < $1.pendingCount }
     }
 
     /// A ready connection that no transaction holds, leased to the caller when `leasing`; waits in line
-    /// while every ready connection is leased.
-    private func freeConnection(leasing: Bool) async throws -> PostgresConnection {
-        if waiters.isEmpty, let free = leastBusyConnection() {
+    /// while every ready connection is leased. Says whether the caller waited: a statement that did must
+    /// ``keepPromise(_:)`` as it sends.
+    private func freeConnection(leasing: Bool) async throws -> (PostgresConnection, waited: Bool) {
+        if waiters.isEmpty, let free = leastBusyConnection(leasing: leasing) {
             if leasing { leased.insert(ObjectIdentifier(free)) }
-            return free
+            return (free, false)
         }
         guard readyCount > 0 else { throw unavailable() }
-        return try await withCheckedThrowingContinuation { continuation in
+        let handed = try await withCheckedThrowingContinuation { continuation in
             waiters.append(Waiter(leases: leasing, since: .now, continuation: continuation))
             if waiters.count == 1 { armWaitTimer() }
         }
+        return (handed, true)
     }
 
     private func release(_ connection: PostgresConnection) {
@@ -131,10 +145,20 @@ public final class PostgresPool: @unchecked Sendable {
         handOutToWaiters()
     }
 
+    /// A statement that waited for `connection` is sending on it: transactions may take it again.
+    private func keepPromise(_ connection: PostgresConnection) {
+        let id = ObjectIdentifier(connection)
+        let left = (promised[id] ?? 1) - 1
+        promised[id] = left > 0 ? left : nil
+        if left <= 0 { handOutToWaiters() }
+    }
+
+    /// Hands connections to the waiters in arrival order, stopping at the first that none fits.
     private func handOutToWaiters() {
-        while !waiters.isEmpty, let free = leastBusyConnection() {
-            let waiter = waiters.removeFirst()
-            if waiter.leases { leased.insert(ObjectIdentifier(free)) }
+        while let waiter = waiters.first, let free = leastBusyConnection(leasing: waiter.leases) {
+            waiters.removeFirst()
+            let id = ObjectIdentifier(free)
+            if waiter.leases { leased.insert(id) } else { promised[id, default: 0] += 1 }
             waiter.continuation.resume(returning: free)
         }
         if readyCount == 0 { failWaiters(unavailable()) }

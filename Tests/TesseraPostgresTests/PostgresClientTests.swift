@@ -147,6 +147,41 @@ import TesseraLoop
         }
     }
 
+    @Test func aStatementHandedAConnectionGoesOutBeforeATransactionCanTakeIt() async throws {
+        let table = TestDatabase.uniqueName("t_promise")
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            try await client.withPool { pool in
+                try await pool.query("CREATE TABLE \(table) (id int)")
+                defer { Task { try? await client.withPool { try await $0.query("DROP TABLE \(table)") } } }
+                struct Abort: Error {}
+                let waiting = Task(executorPreference: pool.loop) {
+                    try await pool.query("INSERT INTO \(table) VALUES (1)")
+                }
+                try await pool.transaction { transaction in
+                    try await transaction.query("SELECT 1")
+                    // The statement queues behind this transaction.
+                    try await pool.loop.sleep(for: .milliseconds(50))
+                }
+                // Right away, before the waiting statement's task has run: a transaction that rolls back. Had it
+                // taken the connection first, its BEGIN would have gone out before the statement, taking the
+                // statement into the transaction and its rollback.
+                var aborted = false
+                do {
+                    try await pool.transaction { transaction in
+                        try await transaction.query("INSERT INTO \(table) VALUES (2)")
+                        throw Abort()
+                    }
+                } catch is Abort {
+                    aborted = true
+                }
+                #expect(aborted)
+                try await waiting.value
+                let rows = try await pool.query("SELECT id FROM \(table) ORDER BY id")
+                #expect(try rows.rows.map { try $0.decode(Int.self, at: 0) } == [1])
+            }
+        }
+    }
+
     @Test func aWaitForAHeldConnectionEndsAsUnavailableAfterTheAnswerDeadline() async throws {
         try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1, statementTimeout: .milliseconds(100)) {
             client, _ in
