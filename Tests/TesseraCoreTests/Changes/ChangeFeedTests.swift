@@ -124,7 +124,7 @@ import Testing
         try await CoreHarness.run { a in
             let tenantID = "t-feed\(UInt64.random(in: 0...UInt64.max))"
             try await a.insertTenant(tenantID, ["displayName": "Before"])
-            try await a.withSecondServer(staleness: .milliseconds(300)) { b in
+            try await a.withSecondServer(staleness: .seconds(3)) { b in
                 try await waitUntil { b.changes.isListening }
                 let read = { @Sendable in
                     try await b.database.withPool { pool in try await b.configs.effective(pool, tenantID: tenantID) }
@@ -134,7 +134,7 @@ import Testing
                     "UPDATE tenants SET config = jsonb_set(config, '{displayName}', '\"After\"') WHERE tenant_id = $1",
                     [tenantID])
                 #expect(try await read().issuerName == "Before")
-                try await Task.sleep(for: .milliseconds(350))
+                try await Task.sleep(for: .milliseconds(3100))
                 #expect(try await read().issuerName == "After")
             }
         }
