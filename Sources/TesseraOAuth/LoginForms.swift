@@ -26,7 +26,38 @@ struct LoginForms {
                             id: "password", label: "Password", type: "password", autocomplete: "current-password",
                             error: errors.fields["password"])
                         + button("sign-in", "Sign in")
-                })
+                }
+                + #"<p><a id="forgot-password" href="/oauth2/login/forgot?flow=\#(PercentEncoding.encode(flowID))">"#
+                + "Forgot your password?</a></p>")
+    }
+
+    /// The address to mail a password-reset link to, and the way back to the password page.
+    func forgotPassword(email: String?, errors: FormErrors) -> String {
+        LoginPageLayout.document(
+            title: "Reset your password",
+            content: LoginPageLayout.alert(errors.general)
+                + #"<p id="instructions">Enter the e-mail address of your account. We will send it a link to "#
+                + "choose a new password.</p>"
+                + form("forgot-form", action: "/oauth2/login/forgot/send") {
+                    LoginPageLayout.field(
+                        id: "email", label: "E-mail address", type: "email", autocomplete: "username", value: email,
+                        error: errors.fields["email"])
+                        + button("send-reset", "Send the link")
+                }
+                + backToSignIn())
+    }
+
+    /// Said once a reset was asked for `email`, whether or not it has an account.
+    func resetSent(email: String) -> String {
+        LoginPageLayout.document(
+            title: "Check your e-mail",
+            content: #"<p id="reset-sent">If \#(HTML.escape(email)) belongs to an account, we have sent it a link "#
+                + "to choose a new password. The link works once, for one hour.</p>" + backToSignIn())
+    }
+
+    /// A link back to the page of the flow.
+    private func backToSignIn() -> String {
+        #"<p><a id="back-to-sign-in" href="/oauth2/login?flow=\#(PercentEncoding.encode(flowID))">Back to sign-in</a></p>"#
     }
 
     /// A choice among several second factors, each enrolment named by `label`.

@@ -28,6 +28,14 @@ public struct OAuthLogin: Sendable {
         /// `POST /oauth2/login/enroll`: `factor` (a factor id: `totp`, `phone`) and the fields it declares
         /// (`phoneNumber`).
         case enroll = "/oauth2/login/enroll"
+        /// `GET /oauth2/login/forgot`: the address to mail a password-reset link to.
+        case forgotPassword = "/oauth2/login/forgot"
+        /// `POST /oauth2/login/forgot/send`: `email`.
+        case sendPasswordReset = "/oauth2/login/forgot/send"
+        /// `GET /reset-password`: the page the password-reset mail links to.
+        case resetPasswordPage = "/reset-password"
+        /// `POST /oauth2/login/reset`: `oobCode`, `newPassword`, `tenantId`, and the page's `csrf`.
+        case resetPassword = "/oauth2/login/reset"
         /// `GET /oauth2/login.css`.
         case stylesheet = "/oauth2/login.css"
         /// `GET /oauth2/login.js`: the proof of work of the enrolment forms.
@@ -36,7 +44,7 @@ public struct OAuthLogin: Sendable {
         /// The HTTP method the route answers.
         public var method: HTTPMethod {
             switch self {
-            case .authorize, .page, .stylesheet, .script: .get
+            case .authorize, .page, .forgotPassword, .resetPasswordPage, .stylesheet, .script: .get
             default: .post
             }
         }
@@ -66,6 +74,10 @@ public struct OAuthLogin: Sendable {
         case .page: return await LoginPageEndpoint(context: context).respond(request)
         case .stylesheet: return LoginStylesheet.response()
         case .script: return LoginScript.response()
+        case .forgotPassword: return await PasswordResetPages(context: context).forgot(request)
+        case .sendPasswordReset: return await PasswordResetPages(context: context).send(request)
+        case .resetPasswordPage: return PasswordResetPages(context: context).show(request)
+        case .resetPassword: return await PasswordResetPages(context: context).reset(request)
         case .password, .factor, .code, .resend, .enroll: return await submit(request, to: route)
         }
     }

@@ -18,14 +18,18 @@ enum AccountMethods {
         var tenantId: String?
     }
 
-    struct SendOobCodeParams: Codable, Sendable, RPCParamsErrorMapping {
+    /// `VERIFY_EMAIL` takes the signed-in user's `idToken`, `PASSWORD_RESET` an `email`.
+    struct SendOobCodeParams: Codable, Sendable {
         var requestType: String
-        var idToken: String
+        var idToken: String?
+        var email: String?
         var tenantId: String?
+    }
 
-        static func rpcError(for error: JSONDecodingError) -> RPCError? {
-            MissingCredential.map(error, field: "idToken", reason: "MISSING_ID_TOKEN")
-        }
+    struct ResetPasswordParams: Codable, Sendable {
+        var oobCode: String
+        var newPassword: String
+        var tenantId: String?
     }
 
     struct SendOobCodeResult: Codable, Sendable {
@@ -80,14 +84,35 @@ enum AccountMethods {
                 clientAddress: context.clientAddress)
         }
         table.register(
-            "accounts.sendOobCode", summary: "Mails the signed-in user a link to verify their e-mail address.",
+            "accounts.sendOobCode",
+            summary: "Mails a link: to verify the signed-in user's address (VERIFY_EMAIL), or to reset a password.",
             params: SendOobCodeParams.self, result: SendOobCodeResult.self
-        ) { params, _ in
-            guard params.requestType == "VERIFY_EMAIL" else {
-                throw AuthError(.invalidArgument, "requestType must be VERIFY_EMAIL")
+        ) { params, context in
+            switch params.requestType {
+            case "VERIFY_EMAIL":
+                guard let idToken = params.idToken, !idToken.isEmpty else {
+                    throw RPCError(reason: "MISSING_ID_TOKEN", status: .invalidArgument, detail: "idToken is required")
+                }
+                return SendOobCodeResult(
+                    email: try await accounts.sendVerificationEmail(idToken: idToken, tenantID: params.tenantId))
+            case "PASSWORD_RESET":
+                guard let email = params.email, !email.isEmpty else {
+                    throw AuthError(.invalidEmail, "email is required for PASSWORD_RESET.")
+                }
+                return SendOobCodeResult(
+                    email: try await accounts.sendPasswordReset(
+                        email: email, tenantID: params.tenantId, clientAddress: context.clientAddress))
+            default:
+                throw AuthError(.invalidArgument, "requestType must be VERIFY_EMAIL or PASSWORD_RESET")
             }
-            return SendOobCodeResult(
-                email: try await accounts.sendVerificationEmail(idToken: params.idToken, tenantID: params.tenantId))
+        }
+        table.register(
+            "accounts.resetPassword", summary: "Sets a new password with the oobCode of a password-reset mail.",
+            params: ResetPasswordParams.self, result: SendOobCodeResult.self, hashesPassword: true
+        ) { params, _ in
+            SendOobCodeResult(
+                email: try await accounts.resetPassword(
+                    oobCode: params.oobCode, newPassword: params.newPassword, tenantID: params.tenantId))
         }
         table.register(
             "accounts.update", summary: "Confirms an e-mail address with the oobCode of the verification mail.",

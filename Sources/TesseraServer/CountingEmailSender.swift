@@ -9,7 +9,7 @@ public struct CountingEmailSender: EmailSender {
     /// The name of the counter family.
     public static let metricName = "tessera_email_deliveries_total"
     /// The kinds of e-mail the server sends, whose series exist from the start.
-    public static let knownKinds = ["verify_email"]
+    public static let knownKinds = ["verify_email", "password_reset"]
 
     private let sender: any EmailSender
     private let counter: Counter

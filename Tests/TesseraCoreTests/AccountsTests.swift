@@ -49,6 +49,89 @@ import TesseraTestSupport
         }
     }
 
+    @Test func aPasswordResetMailsALinkOnlyToAnAccountAndAnswersTheSameEitherWay() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let address = CoreHarness.email()
+            let tokens = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: nil)
+            let unknown = CoreHarness.email()
+            #expect(try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil) == unknown)
+            #expect(
+                try await accounts.sendPasswordReset(email: address.uppercased(), tenantID: nil, clientAddress: nil)
+                    == address)
+            try await waitUntil { harness.mail.sent.contains { $0.to == address && $0.kind == "password_reset" } }
+            #expect(!harness.mail.sent.contains { $0.to == unknown })
+            let link = try #require(harness.mail.sent.last { $0.kind == "password_reset" }?.link)
+            #expect(link.hasPrefix("\(CoreHarness.issuer)/reset-password?oobCode="))
+            let code = try #require(link.split(separator: "oobCode=").last.map(String.init))
+
+            #expect(try await reason {
+                _ = try await accounts.resetPassword(oobCode: code, newPassword: "short", tenantID: nil)
+            } == .weakPassword)
+            let newPassword = "a brand new password"
+            #expect(try await accounts.resetPassword(oobCode: code, newPassword: newPassword, tenantID: nil) == address)
+            // Single use; the old password and every token of before are gone; the new password works.
+            #expect(try await reason {
+                _ = try await accounts.resetPassword(oobCode: code, newPassword: newPassword, tenantID: nil)
+            } == .invalidOOBCode)
+            #expect(try await reason { try await harness.checkPassword(email: address, password: password) }
+                == .invalidLoginCredentials)
+            try await harness.checkPassword(email: address, password: newPassword)
+            #expect(try await reason {
+                _ = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
+            } == .invalidRefreshToken)
+        }
+    }
+
+    @Test func aResetLinkExpiresAfterAnHourAndDiesWithAnyRevocation() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let address = CoreHarness.email()
+            let signedUp = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: nil)
+            func newCode() async throws -> String {
+                let before = harness.mail.sent.count
+                _ = try await accounts.sendPasswordReset(email: address, tenantID: nil, clientAddress: nil)
+                try await waitUntil { harness.mail.sent.count > before }
+                let link = try #require(harness.mail.sent.last?.link)
+                return try #require(link.split(separator: "oobCode=").last.map(String.init))
+            }
+            // A revocation (here an admin's) voids the links sent before it. (Before the clock moves: an audit
+            // event dated in the future would stay the "latest" for other tests of the shared database.)
+            let voided = try await newCode()
+            try await harness.services.usersAdmin.revokeTokens(
+                tenantID: nil, localID: signedUp.localId,
+                actor: AuditLog.Actor(
+                    principal: AdminPrincipal(keyID: "reset-test", scope: .project), method: "users.revokeTokens",
+                    requestID: "r"))
+            #expect(try await reason {
+                _ = try await accounts.resetPassword(oobCode: voided, newPassword: "another password", tenantID: nil)
+            } == .invalidOOBCode)
+            let expiring = try await newCode()
+            harness.clock.advance(by: Accounts.passwordResetLifetime + 1)
+            #expect(try await reason {
+                _ = try await accounts.resetPassword(oobCode: expiring, newPassword: "another password", tenantID: nil)
+            } == .sessionExpired)
+        }
+    }
+
+    @Test func passwordResetsAreCappedPerAddressAndPerClient() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let unknown = CoreHarness.email()
+            for _ in 0..<5 { _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil) }
+            #expect(try await reason {
+                _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil)
+            } == .tooManyAttemptsTryLater)
+            let client = "198.51.100.\(UInt8.random(in: 1...254))"
+            for _ in 0..<30 {
+                _ = try await accounts.sendPasswordReset(email: CoreHarness.email(), tenantID: nil, clientAddress: client)
+            }
+            #expect(try await reason {
+                _ = try await accounts.sendPasswordReset(email: CoreHarness.email(), tenantID: nil, clientAddress: client)
+            } == .tooManyAttemptsTryLater)
+        }
+    }
+
     @Test func verificationMailsAreCappedPerUserAndPerAddress() async throws {
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts

@@ -138,6 +138,15 @@ struct Page {
         return String(content[..<(content.firstIndex(of: "<") ?? content.endIndex)])
     }
 
+    /// The attribute `name` of the element with id `id`, HTML entities of `&` undone (as in a link's `href`).
+    func attribute(_ name: String, ofID id: String) -> String? {
+        guard let start = html.firstRange(of: #"id="\#(id)""#) else { return nil }
+        let opening = html[..<start.lowerBound].lastIndex(of: "<") ?? start.lowerBound
+        let rest = html[opening...]
+        let tag = String(rest[..<(rest.firstIndex(of: ">") ?? rest.endIndex)])
+        return Self.attribute(name, in: tag)?.replacing("&amp;", with: "&")
+    }
+
     private static func attribute(_ name: String, in tag: String) -> String? {
         guard let start = tag.firstRange(of: #" \#(name)=""#) else { return nil }
         let rest = tag[start.upperBound...]

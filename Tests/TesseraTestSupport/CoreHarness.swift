@@ -103,11 +103,11 @@ public struct CoreHarness: Sendable {
         }
     }
 
-    /// Checks a project-level password the way a sign-in does.
-    public func checkPassword(email: String, password: String) async throws {
+    /// Checks a password of `tenantID` (the project's by default) the way a sign-in does.
+    public func checkPassword(email: String, password: String, tenantID: String? = nil) async throws {
         let accounts = services.accounts
         try await database.withPool { pool in
-            _ = try await accounts.checkPassword(pool, email: email, password: password, tenantID: nil)
+            _ = try await accounts.checkPassword(pool, email: email, password: password, tenantID: tenantID)
         }
     }
 

@@ -250,8 +250,38 @@ def test_e_mail_verification_through_the_webhook(public, mailbox):
     assert call(public, "accounts.lookup", {"idToken": tokens["idToken"]})["user"]["emailVerified"] is True
     assert reason_of(public, "accounts.update", {"oobCode": "made-up"}) == "INVALID_OOB_CODE"
     assert reason_of(public, "accounts.sendOobCode", {"requestType": "PASSWORD_RESET", "idToken": tokens["idToken"]}) \
-        == "INVALID_ARGUMENT"
+        == "INVALID_EMAIL"
+    assert reason_of(public, "accounts.sendOobCode", {"requestType": "SIGN_IN", "email": email}) == "INVALID_ARGUMENT"
     assert reason_of(public, "accounts.sendOobCode", {"requestType": "VERIFY_EMAIL"}) == "MISSING_ID_TOKEN"
+
+
+def test_password_reset_over_rpc(public, mailbox):
+    email = unique_email("reset")
+    tokens = sign_up(public, email)
+    unknown = unique_email("nobody")
+    assert call(public, "accounts.sendOobCode", {"requestType": "PASSWORD_RESET", "email": unknown}) == {
+        "email": unknown}
+    assert call(public, "accounts.sendOobCode", {"requestType": "PASSWORD_RESET", "email": email.upper()}) == {
+        "email": email}
+    mail = mailbox.wait_for(email)
+    assert mail["kind"] == "password_reset" and "/reset-password?oobCode=" in mail["link"]
+    code = mail["link"].split("oobCode=")[1].split("&")[0]
+    for bad, expected in (({"oobCode": code, "newPassword": "short"}, "WEAK_PASSWORD"),
+                          ({"oobCode": "made-up", "newPassword": "a new long password"}, "INVALID_OOB_CODE"),
+                          ({"oobCode": code, "newPassword": "a new long password", "tenantId": "t-unknown"},
+                           "TENANT_NOT_FOUND"),
+                          ({"oobCode": code}, "INVALID_ARGUMENT")):
+        assert reason_of(public, "accounts.resetPassword", bad) == expected, bad
+    # Nothing of that changed the account.
+    call(public, "accounts.signInWithPassword", {"email": email, "password": PASSWORD})
+    assert call(public, "accounts.resetPassword", {"oobCode": code, "newPassword": "a new long password"}) == {
+        "email": email}
+    assert reason_of(public, "accounts.resetPassword", {"oobCode": code, "newPassword": "another long one"}) \
+        == "INVALID_OOB_CODE"
+    assert reason_of(public, "token.refresh", {"refreshToken": tokens["refreshToken"]}) == "INVALID_REFRESH_TOKEN"
+    assert reason_of(public, "accounts.signInWithPassword", {"email": email, "password": PASSWORD}) \
+        == "INVALID_LOGIN_CREDENTIALS"
+    assert "idToken" in call(public, "accounts.signInWithPassword", {"email": email, "password": "a new long password"})
 
 
 def test_a_tenant_code_is_refused_elsewhere_and_kept(public, admin, mailbox):

@@ -40,7 +40,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser import BROWSER_TIMEOUT, Browser
-from identity import call, unique_email
+from identity import call, reason_of, unique_email
 from loopback import Forms, LoopbackReceiver, query
 from receiver import Mailbox, sms_code
 from support import TIMEOUT
@@ -429,6 +429,46 @@ def test_chromium_password_page_then_sso_without_a_form(fresh_browser, public_ur
     # prompt=login asks for the password again, session or not.
     browser.open(authorization(public_url, app, receiver.redirect_uri, prompt="login").url)
     assert browser.has("password-form")
+
+
+def test_chromium_forgot_password_to_a_sign_in_with_the_new_one(fresh_browser, public, public_url, admin, tenant,
+                                                                 app, receiver, mailbox):
+    browser = fresh_browser
+    email = new_user(admin, tenant, "chromium-reset")
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    browser.open(auth.url)
+    browser.submit("forgot-password")
+    assert browser.title == "Reset your password", browser.url
+    browser.fill("email", email)
+    browser.submit("send-reset")
+    assert browser.has("reset-sent") and email in browser.text("reset-sent")
+    browser.screenshot("password reset asked")
+    mail = mailbox.wait_for(email)
+    assert mail["kind"] == "password_reset" and mail["tenantId"] == tenant
+    assert mail["link"].startswith(f"{public_url}/reset-password?oobCode=")
+
+    browser.open(mail["link"])
+    assert browser.title == "Choose a new password"
+    assert browser.element("newPassword").get_attribute("minlength") == "8"
+    browser.fill("newPassword", "a brand new password")
+    browser.screenshot("new password")
+    browser.submit("reset-password")
+    assert browser.has("reset-done"), browser.url
+    assert reason_of(public, "accounts.signInWithPassword",
+                     {"email": email, "password": PASSWORD, "tenantId": tenant}) == "INVALID_LOGIN_CREDENTIALS"
+
+    before = len(receiver.received)
+    browser.open(auth.url)
+    browser.fill("email", email)
+    browser.fill("password", "a brand new password")
+    browser.submit("sign-in")
+    code = landed(browser, receiver, before, auth, public_url, "landing page after the reset")
+    assert claims_of_code(public_url, app, receiver, auth, code)["amr"] == ["pwd"]
+    # The link worked once.
+    browser.open(mail["link"])
+    browser.fill("newPassword", "yet another password")
+    browser.submit("reset-password")
+    assert browser.title == "Link not valid"
 
 
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):

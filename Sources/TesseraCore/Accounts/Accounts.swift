@@ -140,6 +140,100 @@ public final class Accounts: Sendable {
         }
     }
 
+    /// How long a password-reset link works.
+    public static let passwordResetLifetime: TimeInterval = 3600
+    /// Password-reset mails asked for one address (of a tenant, whether or not it has an account) an hour.
+    static let resetsPerAddress = RateLimit(
+        name: "password_reset_address", limit: 5, window: 3600,
+        refusal: "Too many password resets were asked for; try again later.")
+    /// Password-reset mails asked for from one client address an hour.
+    static let resetsPerClient = RateLimit(
+        name: "password_reset_client", limit: 30, window: 3600,
+        refusal: "Too many password resets were asked for; try again later.")
+
+    /// `accounts.sendOobCode` with `PASSWORD_RESET`: mails the account of `email` in `tenantID` a link carrying a
+    /// single-use code (stored hashed, valid ``passwordResetLifetime``), and answers the normalized address
+    /// whether or not it has an account: the mail goes out after the answer, and a failed delivery voids the code
+    /// without saying so, so neither the answer nor its timing tells who has an account. 5 asks per address and
+    /// 30 per client address an hour (counted for unknown addresses too), then `TOO_MANY_ATTEMPTS_TRY_LATER`.
+    public func sendPasswordReset(email rawEmail: String, tenantID: String?, clientAddress: String?) async throws
+        -> String
+    {
+        let email = try EmailAddress.normalize(rawEmail)
+        let now = clock.now()
+        let mail: (message: EmailMessage, codeDigest: [UInt8])? = try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            try await Self.resetsPerAddress.admit(pool, key: "\(tenantID ?? ""):\(email)", now: now)
+            if let clientAddress { try await Self.resetsPerClient.admit(pool, key: clientAddress, now: now) }
+            guard let user = try await UserStore.find(pool, email: email, tenantID: tenantID), !user.disabled,
+                let address = user.email
+            else { return nil }
+            let code = try SecretDigest.make()
+            try await pool.query(
+                "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
+                [code.digest, user.userID, "PASSWORD_RESET", address, now.addingTimeInterval(Self.passwordResetLifetime)])
+            var link = "\(self.tokens.issuer)/reset-password?oobCode=\(code.secret)"
+            if let tenantID { link += "&tenantId=\(tenantID)" }
+            let message = EmailMessage(
+                to: address, subject: "Reset your password",
+                text: "Follow this link to choose a new password (it works for one hour, once):\n\n\(link)\n\n"
+                    + "If you did not ask for this, ignore this message: your password stays as it is.",
+                kind: "password_reset", link: link, tenantId: tenantID)
+            return (message, code.digest)
+        }
+        if let mail {
+            let database = database
+            let sender = self.email
+            Task {
+                do {
+                    try await sender.send(mail.message)
+                } catch {
+                    _ = try? await database.withPool { pool in
+                        try await pool.query("DELETE FROM oob_codes WHERE code_hash = $1", [mail.codeDigest])
+                    }
+                }
+            }
+        }
+        return email
+    }
+
+    /// `accounts.resetPassword`: sets `newPassword` for the account a password-reset code was mailed to, once, and
+    /// revokes every token, browser session and pending sign-in of the user in the same transaction (which also
+    /// voids the user's other reset codes); the next sign-in still asks for the second factor. `WEAK_PASSWORD`;
+    /// `INVALID_OOB_CODE` for an unknown, used or voided code; `SESSION_EXPIRED` for an expired one;
+    /// `TENANT_ID_MISMATCH` for another tenant's. Returns the account's address.
+    public func resetPassword(oobCode: String, newPassword: String, tenantID: String?) async throws -> String {
+        try PasswordPolicy.check(newPassword)
+        let digest = try SecretDigest.of(oobCode)
+        let hash = try await passwords.hash(newPassword)
+        let now = clock.now()
+        return try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let outcome: Result<String, AuthError> = try await pool.transaction { transaction in
+                let found = try await transaction.query(
+                    """
+                    SELECT o.user_id, o.expires_at, u.tenant_id, u.email FROM oob_codes o JOIN users u USING (user_id)
+                    WHERE o.code_hash = $1 AND o.kind = 'PASSWORD_RESET' FOR UPDATE OF o
+                    """, [digest])
+                guard let row = found.rows.first else {
+                    return .failure(AuthError(.invalidOOBCode, "The code is invalid or has already been used."))
+                }
+                guard try row.decode(String?.self, at: 2) == tenantID else {
+                    return .failure(AuthError(.tenantIDMismatch, "The code belongs to another tenant."))
+                }
+                try await transaction.query("DELETE FROM oob_codes WHERE code_hash = $1", [digest])
+                guard try row.decode(Date.self, at: 1) > now else {
+                    return .failure(AuthError(.sessionExpired, "The code has expired; ask for a new one."))
+                }
+                let userID = try row.decode(String.self, at: 0)
+                try await transaction.query("UPDATE users SET password_hash = $2 WHERE user_id = $1", [userID, hash])
+                try await UserStore.revokeTokens(transaction, userID: userID, now: now)
+                return .success(try row.decode(String?.self, at: 3) ?? "")
+            }
+            return try outcome.get()
+        }
+    }
+
     /// `accounts.update` with an `oobCode`: marks the address the code was mailed to as verified, once.
     /// `INVALID_OOB_CODE` for an unknown or used code or when the account's address changed since;
     /// `SESSION_EXPIRED` for an expired one; `TENANT_ID_MISMATCH` (the code is kept) for another tenant's code.

@@ -86,8 +86,9 @@ public enum UserStore {
     }
 
     /// Revokes every token of `userID` issued up to `now`: ID tokens by moving `tokens_valid_after`, refresh
-    /// tokens by revoking every family.
+    /// tokens by revoking every family; password-reset links sent before go too.
     public static func revokeTokens(_ db: some SQLRunner, userID: String, now: Date) async throws {
+        try await db.query("DELETE FROM oob_codes WHERE user_id = $1 AND kind = 'PASSWORD_RESET'", [userID])
         try await db.query(
             "UPDATE users SET tokens_valid_after = date_trunc('second', $2::timestamptz) WHERE user_id = $1",
             [userID, now])
