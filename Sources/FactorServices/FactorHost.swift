@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import MultiFactor
 import Synchronization
 public import TesseraCore
-public import TesseraCrypto
+import TesseraCrypto
 public import TesseraHTTP
 public import TesseraJSON
 

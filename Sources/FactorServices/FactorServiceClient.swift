@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import Logging
 public import TesseraCore
 import TesseraCrypto
@@ -64,7 +64,7 @@ public struct FactorServiceClient: Sendable {
             health.latency?.observe([factorID, method], ContinuousClock.now - start)
             count(method, "OK")
             return result
-        } catch let failure as Failure {
+        } catch let failure {
             health.record(factorID, succeeded: failure.refusal != nil)
             health.latency?.observe([factorID, method], ContinuousClock.now - start)
             if let refusal = failure.refusal {

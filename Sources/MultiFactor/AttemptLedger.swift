@@ -1,6 +1,6 @@
 public import FoundationEssentials
 public import TesseraCore
-public import TesseraPostgres
+import TesseraPostgres
 
 /// The router's brute-force accounting (API §4 rule 7), kept in the database so it holds across a fleet.
 ///

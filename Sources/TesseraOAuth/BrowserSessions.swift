@@ -53,6 +53,17 @@ enum BrowserSessions {
         return session.secret
     }
 
+    /// Ends the session whose cookie hashes to `hash` (sign-out): deletes it and revokes the sign-in it rests on,
+    /// with its refresh tokens. Nothing when there is no such session.
+    static func end(_ db: any SQLRunner, hash: [UInt8], now: Date) async throws {
+        try await db.query(
+            """
+            WITH ended AS (DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING family_id)
+            UPDATE token_families f SET revoked_at = $2 FROM ended
+            WHERE f.family_id = ended.family_id AND f.revoked_at IS NULL
+            """, [hash, now])
+    }
+
     /// The sign-in that issued `refreshToken`.
     static func family(_ db: any SQLRunner, refreshToken: String) async throws -> SignInFamily? {
         let result = try await db.query(

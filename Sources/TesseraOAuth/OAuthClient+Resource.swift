@@ -6,7 +6,7 @@ extension OAuthClient {
     public var resource: OAuthClientResource {
         OAuthClientResource(
             clientId: clientID, tenantId: tenantID, clientName: clientName, type: type.rawValue,
-            redirectUris: redirectURIs, grantTypes: grantTypes.map(\.rawValue), scopes: scopes,
+            redirectUris: redirectURIs, postLogoutRedirectUris: postLogoutRedirectURIs, grantTypes: grantTypes.map(\.rawValue), scopes: scopes,
             defaultScopes: defaultScopes, accessTokenTtl: accessTokenTTL, refreshTokenTtl: refreshTokenTTL,
             createTime: RFC3339.string(from: createdAt), updateTime: RFC3339.string(from: updatedAt), clientSecret: nil)
     }
@@ -18,6 +18,7 @@ extension OAuthClient {
         object["clientName"] = .string(clientName)
         object["type"] = .string(type.rawValue)
         object["redirectUris"] = .array(redirectURIs.map(JSONValue.string))
+        object["postLogoutRedirectUris"] = .array(postLogoutRedirectURIs.map(JSONValue.string))
         object["grantTypes"] = .array(grantTypes.map { .string($0.rawValue) })
         object["scopes"] = .array(scopes.map(JSONValue.string))
         if let defaultScopes { object["defaultScopes"] = .array(defaultScopes.map(JSONValue.string)) }
@@ -34,6 +35,7 @@ extension OAuthClient {
         client.clientName = settings.clientName
         client.type = settings.type
         client.redirectURIs = settings.redirectURIs
+        client.postLogoutRedirectURIs = settings.postLogoutRedirectURIs
         client.grantTypes = settings.grantTypes
         client.scopes = settings.scopes
         client.defaultScopes = settings.defaultScopes

@@ -19,6 +19,9 @@ public struct OAuthClient: Sendable, Equatable {
     public var type: OAuthClientType
     /// Validated at registration with ``RedirectURI/validate(_:)``; matched with ``RedirectURI/matches(registered:requested:)``.
     public var redirectURIs: [String]
+    /// Where `/oauth2/logout` may send the browser afterwards (OIDC RP-Initiated Logout 1.0), validated and
+    /// matched as ``redirectURIs`` are.
+    public var postLogoutRedirectURIs: [String]
     public var grantTypes: [OAuthGrantType]
     /// The scopes the client may ask for.
     public var scopes: [String]
@@ -38,14 +41,15 @@ public struct OAuthClient: Sendable, Equatable {
         clientID: String, tenantID: String?, clientName: String, type: OAuthClientType, redirectURIs: [String],
         grantTypes: [OAuthGrantType] = OAuthClient.defaultGrantTypes, scopes: [String] = OAuthClient.defaultScopes,
         defaultScopes: [String]? = nil, accessTokenTTL: Int = OAuthClient.defaultAccessTokenTTL,
-        refreshTokenTTL: Int = OAuthClient.defaultRefreshTokenTTL, secretDigest: [UInt8]? = nil, createdAt: Date,
-        updatedAt: Date
+        refreshTokenTTL: Int = OAuthClient.defaultRefreshTokenTTL, secretDigest: [UInt8]? = nil,
+        postLogoutRedirectURIs: [String] = [], createdAt: Date, updatedAt: Date
     ) {
         self.clientID = clientID
         self.tenantID = tenantID
         self.clientName = clientName
         self.type = type
         self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.grantTypes = grantTypes
         self.scopes = scopes
         self.defaultScopes = defaultScopes
@@ -59,6 +63,11 @@ public struct OAuthClient: Sendable, Equatable {
     /// The registered redirect URI that `requested` matches (exactly, or a loopback URI on any port), if any.
     public func redirectURI(matching requested: String) -> String? {
         redirectURIs.first { RedirectURI.matches(registered: $0, requested: requested) }
+    }
+
+    /// The registered post-logout redirect URI that `requested` matches, as ``redirectURI(matching:)`` matches.
+    public func postLogoutRedirectURI(matching requested: String) -> String? {
+        postLogoutRedirectURIs.first { RedirectURI.matches(registered: $0, requested: requested) }
     }
 
     /// Whether the client may use `grant`.

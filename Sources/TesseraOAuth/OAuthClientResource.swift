@@ -8,6 +8,8 @@ public struct OAuthClientResource: Codable, Sendable, Equatable {
     /// `public` or `confidential`.
     public var type: String
     public var redirectUris: [String]
+    /// Where `/oauth2/logout` may send the browser afterwards.
+    public var postLogoutRedirectUris: [String]
     /// `authorization_code`, `refresh_token`, `client_credentials`.
     public var grantTypes: [String]
     /// The scopes the client may ask for.

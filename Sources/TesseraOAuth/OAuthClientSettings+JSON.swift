@@ -7,7 +7,7 @@ extension OAuthClientSettings {
     /// The members of the settable fields.
     public static let settableKeys = [
         "clientName", "type", "redirectUris", "grantTypes", "scopes", "defaultScopes", "accessTokenTtl",
-        "refreshTokenTtl",
+        "refreshTokenTtl", "postLogoutRedirectUris",
     ]
 
     /// What an `updateMask` of `oauthClients.update` may name: every settable field, each whole.
@@ -46,7 +46,10 @@ extension OAuthClientSettings {
             } ?? OAuthClient.defaultAccessTokenTTL,
             refreshTokenTTL: try Self.member("refreshTokenTtl", of: json).map { value throws(AuthError) in
                 try Self.integer(value, at: "client.refreshTokenTtl")
-            } ?? OAuthClient.defaultRefreshTokenTTL)
+            } ?? OAuthClient.defaultRefreshTokenTTL,
+            postLogoutRedirectURIs: try Self.member("postLogoutRedirectUris", of: json).map { value throws(AuthError) in
+                try Self.strings(value, at: "client.postLogoutRedirectUris")
+            } ?? [])
     }
 
     /// Reads the body of an update of the client whose ``OAuthClientResource`` JSON is `stored`: as
@@ -89,6 +92,7 @@ extension OAuthClientSettings {
             "scopes": .array(scopes.map(JSONValue.string)),
             "accessTokenTtl": .integer(Int64(accessTokenTTL)),
             "refreshTokenTtl": .integer(Int64(refreshTokenTTL)),
+            "postLogoutRedirectUris": .array(postLogoutRedirectURIs.map(JSONValue.string)),
         ]
         if let defaultScopes { object["defaultScopes"] = .array(defaultScopes.map(JSONValue.string)) }
         return object

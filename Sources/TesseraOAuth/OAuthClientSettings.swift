@@ -7,6 +7,7 @@ public import TesseraCore
 /// - `clientName`: 1 to 128 characters, no control characters;
 /// - `redirectURIs`: at most 20, no duplicates, each allowed by ``RedirectURI/validate(_:)``
 ///   (`INVALID_REDIRECT_URI`); at least one when `grantTypes` has `authorization_code`;
+/// - `postLogoutRedirectURIs`: as `redirectURIs`, but none is needed;
 /// - `grantTypes`: not empty, no duplicates; `client_credentials` only for confidential clients (a public client
 ///   cannot authenticate); `refresh_token` only with `authorization_code` (refresh tokens are only issued there);
 /// - `scopes`: 1 to 50 RFC 6749 §3.3 scope tokens of at most 128 characters, no duplicates;
@@ -29,6 +30,7 @@ public struct OAuthClientSettings: Sendable, Equatable {
     public let clientName: String
     public let type: OAuthClientType
     public let redirectURIs: [String]
+    public let postLogoutRedirectURIs: [String]
     public let grantTypes: [OAuthGrantType]
     public let scopes: [String]
     public let defaultScopes: [String]?
@@ -40,11 +42,12 @@ public struct OAuthClientSettings: Sendable, Equatable {
         clientName: String, type: OAuthClientType, redirectURIs: [String] = [],
         grantTypes: [OAuthGrantType] = OAuthClient.defaultGrantTypes, scopes: [String] = OAuthClient.defaultScopes,
         defaultScopes: [String]? = nil, accessTokenTTL: Int = OAuthClient.defaultAccessTokenTTL,
-        refreshTokenTTL: Int = OAuthClient.defaultRefreshTokenTTL
+        refreshTokenTTL: Int = OAuthClient.defaultRefreshTokenTTL, postLogoutRedirectURIs: [String] = []
     ) throws(AuthError) {
         self.clientName = clientName
         self.type = type
         self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.grantTypes = grantTypes
         self.scopes = scopes
         self.defaultScopes = defaultScopes
@@ -62,7 +65,8 @@ public struct OAuthClientSettings: Sendable, Equatable {
         try self.init(
             clientName: client.clientName, type: client.type, redirectURIs: client.redirectURIs,
             grantTypes: client.grantTypes, scopes: client.scopes, defaultScopes: client.defaultScopes,
-            accessTokenTTL: client.accessTokenTTL, refreshTokenTTL: client.refreshTokenTTL)
+            accessTokenTTL: client.accessTokenTTL, refreshTokenTTL: client.refreshTokenTTL,
+            postLogoutRedirectURIs: client.postLogoutRedirectURIs)
     }
 
     private func checkName() throws(AuthError) {
@@ -95,12 +99,14 @@ public struct OAuthClientSettings: Sendable, Equatable {
     }
 
     private func checkRedirectURIs() throws(AuthError) {
-        guard redirectURIs.count <= Self.maximumRedirectURIs else {
-            throw AuthError(.invalidArgument, "client.redirectUris may list at most \(Self.maximumRedirectURIs) URIs")
-        }
-        for uri in redirectURIs { try RedirectURI.validate(uri) }
-        if let repeated = Self.firstDuplicate(redirectURIs) {
-            throw AuthError(.invalidArgument, "client.redirectUris lists \(repeated) twice")
+        for (uris, name) in [(redirectURIs, "redirectUris"), (postLogoutRedirectURIs, "postLogoutRedirectUris")] {
+            guard uris.count <= Self.maximumRedirectURIs else {
+                throw AuthError(.invalidArgument, "client.\(name) may list at most \(Self.maximumRedirectURIs) URIs")
+            }
+            for uri in uris { try RedirectURI.validate(uri) }
+            if let repeated = Self.firstDuplicate(uris) {
+                throw AuthError(.invalidArgument, "client.\(name) lists \(repeated) twice")
+            }
         }
         if grantTypes.contains(.authorizationCode), redirectURIs.isEmpty {
             throw AuthError(

@@ -9,14 +9,15 @@ extension OAuthClients {
         try await db.query(
             """
             INSERT INTO oauth_clients (client_id, tenant_id, client_name, client_type, redirect_uris, grant_types,
-                scopes, default_scopes, access_token_ttl, refresh_token_ttl, secret_hash, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                scopes, default_scopes, access_token_ttl, refresh_token_ttl, secret_hash, created_at, updated_at,
+                post_logout_redirect_uris)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """,
             [
                 client.clientID, client.tenantID, client.clientName, client.type.rawValue,
                 joined(client.redirectURIs), joined(client.grantTypes.map(\.rawValue)), joined(client.scopes),
                 client.defaultScopes.map(joined), client.accessTokenTTL, client.refreshTokenTTL, client.secretDigest,
-                client.createdAt, client.updatedAt,
+                client.createdAt, client.updatedAt, joined(client.postLogoutRedirectURIs),
             ])
         try await announce(db, clientID: client.clientID)
     }
@@ -27,13 +28,14 @@ extension OAuthClients {
         try await db.query(
             """
             UPDATE oauth_clients SET client_name = $2, redirect_uris = $3, grant_types = $4, scopes = $5,
-                default_scopes = $6, access_token_ttl = $7, refresh_token_ttl = $8, updated_at = $9
+                default_scopes = $6, access_token_ttl = $7, refresh_token_ttl = $8, updated_at = $9,
+                post_logout_redirect_uris = $10
             WHERE client_id = $1
             """,
             [
                 client.clientID, client.clientName, joined(client.redirectURIs),
                 joined(client.grantTypes.map(\.rawValue)), joined(client.scopes), client.defaultScopes.map(joined),
-                client.accessTokenTTL, client.refreshTokenTTL, client.updatedAt,
+                client.accessTokenTTL, client.refreshTokenTTL, client.updatedAt, joined(client.postLogoutRedirectURIs),
             ])
         try await announce(db, clientID: client.clientID)
     }

@@ -12,7 +12,7 @@ public enum OAuthClients {
     /// The columns ``client(row:)`` reads, in order.
     public static let columns = """
         client_id, tenant_id, client_name, client_type, redirect_uris, grant_types, scopes, default_scopes, \
-        access_token_ttl, refresh_token_ttl, secret_hash, created_at, updated_at
+        access_token_ttl, refresh_token_ttl, secret_hash, created_at, updated_at, post_logout_redirect_uris
         """
 
     /// The client `clientID`, whatever its tenant; nil when there is none.
@@ -61,8 +61,9 @@ public enum OAuthClients {
             scopes: Scope.words(try row.decode(String.self, at: 6)),
             defaultScopes: try row.decode(String?.self, at: 7).map(Scope.words),
             accessTokenTTL: try row.decode(Int.self, at: 8), refreshTokenTTL: try row.decode(Int.self, at: 9),
-            secretDigest: try row.decode([UInt8]?.self, at: 10), createdAt: try row.decode(Date.self, at: 11),
-            updatedAt: try row.decode(Date.self, at: 12))
+            secretDigest: try row.decode([UInt8]?.self, at: 10),
+            postLogoutRedirectURIs: Scope.words(try row.decode(String.self, at: 13)),
+            createdAt: try row.decode(Date.self, at: 11), updatedAt: try row.decode(Date.self, at: 12))
     }
 
     /// `list` as stored: its members joined by single spaces.

@@ -37,7 +37,7 @@ extension OAuthEnvironment {
                 email: scope.contains("email") ? subject.email : nil,
                 emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,
                 name: scope.contains("profile") ? subject.displayName : nil,
-                phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil)
+                phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil, sid: subject.familyID)
             body["id_token"] = .string(try signer.sign(payload: idClaims.json.serialized(), type: .jwt))
         }
         return OAuthResponse.json(body)

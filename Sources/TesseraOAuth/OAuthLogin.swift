@@ -36,16 +36,21 @@ public struct OAuthLogin: Sendable {
         case resetPasswordPage = "/reset-password"
         /// `POST /oauth2/login/reset`: `oobCode`, `newPassword`, `tenantId`, and the page's `csrf`.
         case resetPassword = "/oauth2/login/reset"
+        /// `GET` or `POST /oauth2/logout`: the end-session endpoint (RP-Initiated Logout).
+        case logout = "/oauth2/logout"
+        /// `POST /oauth2/logout/confirm`: the logout confirmation's form.
+        case confirmLogout = "/oauth2/logout/confirm"
         /// `GET /oauth2/login.css`.
         case stylesheet = "/oauth2/login.css"
         /// `GET /oauth2/login.js`: the proof of work of the enrolment forms.
         case script = "/oauth2/login.js"
 
-        /// The HTTP method the route answers.
-        public var method: HTTPMethod {
+        /// The HTTP methods the route answers.
+        public var methods: [HTTPMethod] {
             switch self {
-            case .authorize, .page, .forgotPassword, .resetPasswordPage, .stylesheet, .script: .get
-            default: .post
+            case .authorize, .page, .forgotPassword, .resetPasswordPage, .stylesheet, .script: [.get]
+            case .logout: [.get, .post]
+            default: [.post]
             }
         }
     }
@@ -78,6 +83,8 @@ public struct OAuthLogin: Sendable {
         case .sendPasswordReset: return await PasswordResetPages(context: context).send(request)
         case .resetPasswordPage: return PasswordResetPages(context: context).show(request)
         case .resetPassword: return await PasswordResetPages(context: context).reset(request)
+        case .logout: return await LogoutEndpoint(context: context).respond(request)
+        case .confirmLogout: return await LogoutEndpoint(context: context).confirm(request)
         case .password, .factor, .code, .resend, .enroll: return await submit(request, to: route)
         }
     }

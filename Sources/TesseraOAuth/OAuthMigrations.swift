@@ -26,6 +26,9 @@ public import TesseraPostgres
 /// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
 /// live 60 s).
 ///
+/// Version 8 lets a client register where `/oauth2/logout` may send the browser (`post_logout_redirect_uris`,
+/// space-separated as `redirect_uris`).
+///
 /// Version 7 keeps the access tokens revoked at `/oauth2/revoke` (a denylist by `jti`, until each token's expiry).
 ///
 /// Version 6 ends a user's login flows when the user's tokens are revoked or the user is disabled.
@@ -46,6 +49,9 @@ public enum OAuthMigrations {
         Migration(module: "oauth", version: 5, name: "families_without_client_lock", sql: familiesWithoutClientLock),
         Migration(module: "oauth", version: 6, name: "revocation_ends_login_flows", sql: revocationEndsLoginFlows),
         Migration(module: "oauth", version: 7, name: "revoked_access_tokens", sql: revokedAccessTokens),
+        Migration(
+            module: "oauth", version: 8, name: "post_logout_redirect_uris",
+            sql: "ALTER TABLE oauth_clients ADD COLUMN post_logout_redirect_uris text NOT NULL DEFAULT '';"),
     ]
 
     /// Access tokens revoked at `/oauth2/revoke` (RFC 7009), by `jti`, until the token's own expiry: introspection

@@ -26,12 +26,14 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
     public var name: String?
     /// With scope `phone`.
     public var phoneNumber: String?
+    /// The grant (token family) the token was issued from, as in the access token; `/oauth2/logout` ends it.
+    public var sid: String?
 
     /// Claims given member by member.
     public init(
         iss: String, sub: String, aud: String, iat: Int64, exp: Int64, authTime: Int64, nonce: String?,
         amr: [String], atHash: String, email: String? = nil, emailVerified: Bool? = nil, name: String? = nil,
-        phoneNumber: String? = nil
+        phoneNumber: String? = nil, sid: String? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -47,10 +49,11 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
         self.emailVerified = emailVerified
         self.name = name
         self.phoneNumber = phoneNumber
+        self.sid = sid
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, azp, iat, exp, nonce, amr, email, name
+        case iss, sub, aud, azp, iat, exp, nonce, amr, email, name, sid
         case authTime = "auth_time"
         case atHash = "at_hash"
         case emailVerified = "email_verified"
@@ -70,6 +73,7 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
         if let emailVerified { members.append(("email_verified", .bool(emailVerified))) }
         if let name { members.append(("name", .string(name))) }
         if let phoneNumber { members.append(("phone_number", .string(phoneNumber))) }
+        if let sid { members.append(("sid", .string(sid))) }
         return .object(JSONObject(members))
     }
 }

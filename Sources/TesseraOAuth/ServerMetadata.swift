@@ -10,7 +10,7 @@ public struct ServerMetadata: Sendable {
     /// The claims an ID token can carry.
     public static let claimsSupported = [
         "iss", "sub", "aud", "azp", "iat", "exp", "auth_time", "nonce", "amr", "at_hash", "email", "email_verified",
-        "name", "phone_number",
+        "name", "phone_number", "sid",
     ]
 
     /// The document.
@@ -30,6 +30,7 @@ public struct ServerMetadata: Sendable {
             "jwks_uri": .string(base + "/oauth2/jwks"),
             "revocation_endpoint": .string(base + "/oauth2/revoke"),
             "introspection_endpoint": .string(base + "/oauth2/introspect"),
+            "end_session_endpoint": .string(base + "/oauth2/logout"),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
             "grant_types_supported": .array(OAuthGrantType.allCases.map { .string($0.rawValue) }),

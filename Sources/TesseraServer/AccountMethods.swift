@@ -135,6 +135,13 @@ enum AccountMethods {
             return JSONObject()
         }
         table.register(
+            "accounts.signOut", summary: "Ends the sign-in an ID token belongs to (its refresh and ID tokens).",
+            params: IDTokenParams.self, result: JSONObject.self
+        ) { params, _ in
+            try await accounts.signOut(idToken: params.idToken, tenantID: params.tenantId)
+            return JSONObject()
+        }
+        table.register(
             "token.refresh", summary: "Exchanges a refresh token for new tokens (rotation; reuse revokes the family).",
             params: RefreshParams.self, result: TokenResult.self
         ) { params, _ in

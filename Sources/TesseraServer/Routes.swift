@@ -127,12 +127,14 @@ struct Routes: Sendable {
     private func addLogin(_ login: OAuthLogin, to router: inout HTTPRouter) {
         for route in OAuthLogin.Route.allCases {
             let counted = instruments.route(route.rawValue, on: listener)
-            router.on(route.method, route.rawValue, handler: { request in
-                let start = ContinuousClock.now
-                let response = await login.respond(to: request, at: route)
-                counted.record(status: response.status.code, since: start)
-                return response
-            })
+            for method in route.methods {
+                router.on(method, route.rawValue, handler: { request in
+                    let start = ContinuousClock.now
+                    let response = await login.respond(to: request, at: route)
+                    counted.record(status: response.status.code, since: start)
+                    return response
+                })
+            }
         }
     }
 

@@ -49,6 +49,39 @@ import TesseraTestSupport
         }
     }
 
+    @Test func signingOutEndsThatSignInOnly() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let address = CoreHarness.email()
+            let first = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: nil)
+            // A second sign-in of the same user, as a password sign-in on another device makes.
+            let tokens = harness.services.tokens
+            let now = harness.clock.now()
+            let second = try await harness.database.withPool { pool in
+                let user = try #require(try await UserStore.find(pool, id: first.localId, tenantID: nil))
+                return try await tokens.issue(
+                    pool, session: SignInSession(userID: user.userID, tenantID: nil, authTime: now, provider: "password"),
+                    user: user)
+            }
+            let rotated = try await accounts.refresh(refreshToken: first.refreshToken, tenantID: nil)
+            try await accounts.signOut(idToken: first.idToken, tenantID: nil)
+            // Every ID token and refresh token of the sign-in is refused, the rotated ones too.
+            for idToken in [first.idToken, rotated.idToken] {
+                #expect(try await reason { try await harness.verify(idToken: idToken) } == .tokenExpired)
+            }
+            #expect(try await reason {
+                _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
+            } == .invalidRefreshToken)
+            #expect(try await reason { try await accounts.signOut(idToken: first.idToken, tenantID: nil) }
+                == .tokenExpired)
+            // Another sign-in goes on.
+            try await harness.verify(idToken: second.idToken)
+            _ = try await accounts.refresh(refreshToken: second.refreshToken, tenantID: nil)
+            #expect(try await reason { try await accounts.signOut(idToken: "not a token", tenantID: nil) }
+                == .invalidIDToken)
+        }
+    }
+
     @Test func aPasswordResetMailsALinkOnlyToAnAccountAndAnswersTheSameEitherWay() async throws {
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts

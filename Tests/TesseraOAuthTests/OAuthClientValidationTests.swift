@@ -44,6 +44,19 @@ import Testing
             name: "no redirect URI for authorization_code", body: ["clientName": "x", "type": "public"],
             reason: .invalidArgument, mentions: "at least one URI"),
         Case(
+            name: "post-logout URI with a fragment",
+            body: ClientsHarness.publicClient(["postLogoutRedirectUris": ["https://a.example/bye#x"]]),
+            reason: .invalidRedirectURI, mentions: "fragment"),
+        Case(
+            name: "post-logout URI twice",
+            body: ClientsHarness.publicClient([
+                "postLogoutRedirectUris": ["https://a.example/bye", "https://a.example/bye"]
+            ]),
+            reason: .invalidArgument, mentions: "postLogoutRedirectUris lists https://a.example/bye twice"),
+        Case(
+            name: "21 post-logout URIs", body: ClientsHarness.publicClient(["postLogoutRedirectUris": uris21]),
+            reason: .invalidArgument, mentions: "postLogoutRedirectUris may list at most 20"),
+        Case(
             name: "empty redirect URIs", body: ClientsHarness.publicClient(["redirectUris": []]),
             reason: .invalidArgument, mentions: "at least one URI"),
         Case(

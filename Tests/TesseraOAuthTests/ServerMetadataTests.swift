@@ -14,6 +14,7 @@ import Testing
         #expect(document["jwks_uri"] == "https://auth.example.com/oauth2/jwks")
         #expect(document["revocation_endpoint"] == "https://auth.example.com/oauth2/revoke")
         #expect(document["introspection_endpoint"] == "https://auth.example.com/oauth2/introspect")
+        #expect(document["end_session_endpoint"] == "https://auth.example.com/oauth2/logout")
         #expect(document["response_types_supported"] == ["code"])
         #expect(document["response_modes_supported"] == ["query"])
         #expect(document["grant_types_supported"] == ["authorization_code", "refresh_token", "client_credentials"])

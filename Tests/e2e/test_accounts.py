@@ -284,6 +284,20 @@ def test_password_reset_over_rpc(public, mailbox):
     assert "idToken" in call(public, "accounts.signInWithPassword", {"email": email, "password": "a new long password"})
 
 
+def test_sign_out_ends_that_sign_in(public):
+    email = unique_email("signout")
+    first = sign_up(public, email)
+    second = call(public, "accounts.signInWithPassword", {"email": email, "password": PASSWORD})
+    assert call(public, "accounts.signOut", {"idToken": first["idToken"]}) == {}
+    assert reason_of(public, "accounts.lookup", {"idToken": first["idToken"]}) == "TOKEN_EXPIRED"
+    assert reason_of(public, "token.refresh", {"refreshToken": first["refreshToken"]}) == "INVALID_REFRESH_TOKEN"
+    assert reason_of(public, "accounts.signOut", {"idToken": first["idToken"]}) == "TOKEN_EXPIRED"
+    assert call(public, "accounts.lookup", {"idToken": second["idToken"]})["user"]["email"] == email
+    assert "idToken" in call(public, "token.refresh", {"refreshToken": second["refreshToken"]})
+    assert reason_of(public, "accounts.signOut", {"idToken": "not-a-token"}) == "INVALID_ID_TOKEN"
+    assert reason_of(public, "accounts.signOut", {}) == "MISSING_ID_TOKEN"
+
+
 def test_a_tenant_code_is_refused_elsewhere_and_kept(public, admin, mailbox):
     tenant = call(admin, "tenants.create", {"tenant": {"displayName": "Mail"}})["tenantId"]
     email = unique_email("tenantmail")

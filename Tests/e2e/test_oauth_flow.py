@@ -471,6 +471,50 @@ def test_chromium_forgot_password_to_a_sign_in_with_the_new_one(fresh_browser, p
     assert browser.title == "Link not valid"
 
 
+def test_chromium_logout_then_the_login_page_again(fresh_browser, public_url, admin, tenant, receiver):
+    browser = fresh_browser
+    created = call(admin, "oauthClients.create", {"tenantId": tenant, "client": {
+        "clientName": "Logout e2e", "type": "public", "redirectUris": [LOOPBACK], "postLogoutRedirectUris": [LOOPBACK]}})
+    app = created["clientId"]
+    assert created["postLogoutRedirectUris"] == [LOOPBACK]
+    end_session = requests.get(f"{public_url}/.well-known/openid-configuration", timeout=TIMEOUT).json()[
+        "end_session_endpoint"]
+    assert end_session == f"{public_url}/oauth2/logout"
+    email = new_user(admin, tenant, "chromium-logout")
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    before = len(receiver.received)
+    sign_in_on_password_page(browser, auth, email)
+    tokens = redeem(public_url, app, receiver.redirect_uri,
+                    landed(browser, receiver, before, auth, public_url, "landing page before logout"), auth.verifier)
+    assert "sid" in verified(public_url, tokens["id_token"], "JWT", app)
+
+    # The app sends the browser to the end-session endpoint with the ID token: signed out at once, and back.
+    before = len(receiver.received)
+    browser.open(end_session + "?" + urlencode({"id_token_hint": tokens["id_token"], "state": "bye",
+                                                "post_logout_redirect_uri": receiver.redirect_uri}))
+    assert query(receiver.wait(before, timeout=BROWSER_TIMEOUT)) == {"state": "bye"}
+    assert "tessera_session" not in browser.cookies()
+    answer = requests.post(f"{public_url}/oauth2/token", timeout=TIMEOUT, data={
+        "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": app})
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_grant"
+    browser.open(authorization(public_url, app, receiver.redirect_uri).url)
+    assert browser.has("password-form"), browser.url
+    browser.screenshot("login page after logout")
+
+    # Without an ID token the user is asked first.
+    again = authorization(public_url, app, receiver.redirect_uri)
+    before = len(receiver.received)
+    sign_in_on_password_page(browser, again, email)
+    receiver.wait(before, timeout=BROWSER_TIMEOUT)
+    browser.open(f"{end_session}?client_id={app}")
+    assert browser.title == "Sign out?" and "Logout e2e" in browser.text("instructions")
+    browser.screenshot("logout confirmation")
+    browser.submit("sign-out")
+    assert browser.has("signed-out")
+    browser.open(authorization(public_url, app, receiver.redirect_uri).url)
+    assert browser.has("password-form"), browser.url
+
+
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):
     browser = fresh_browser
     email = new_user(admin, tenant, "chromium-totp")

@@ -281,6 +281,23 @@ public final class Accounts: Sendable {
         }
     }
 
+    /// `accounts.signOut`: ends the sign-in `idToken` belongs to: its refresh tokens stop working and its ID
+    /// tokens (this one too) are refused from now on (`TOKEN_EXPIRED`, also for a second sign-out); the user's
+    /// other sign-ins go on. ID-token reasons; `INVALID_ID_TOKEN` for a token that names no sign-in (issued before
+    /// version 1.1, so at most an hour old).
+    public func signOut(idToken: String, tenantID: String?) async throws {
+        let now = clock.now()
+        try await database.withPool { pool in
+            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let (claims, user) = try await self.tokens.verify(
+                pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
+            guard let familyID = claims.sid else {
+                throw AuthError(.invalidIDToken, "This ID token names no sign-in; sign in again to get one that does.")
+            }
+            try await Tokens.revokeFamily(pool, familyID: familyID, userID: user.userID, now: now)
+        }
+    }
+
     /// `token.refresh`.
     public func refresh(refreshToken: String, tenantID: String?) async throws -> TokenResult {
         try await database.withPool { pool in

@@ -25,6 +25,8 @@ public struct UserRecord: Sendable {
         user_id, tenant_id, email, email_verified, phone_number, display_name, password_hash, phone_sign_in, \
         disabled, created_at, last_login_at, tokens_valid_after
         """
+    /// How many columns ``columns`` names: the index of the first column selected after them.
+    static let columnCount = columns.split(separator: ",").count
 
     /// A record with every column given.
     public init(

@@ -20,9 +20,12 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var secondFactorIdentifier: String?
     /// True when MANDATORY MFA requires enrolment before the token is good for anything else (API §4 rule 5).
     public var mfaEnrollmentRequired: Bool?
+    /// The sign-in (token family) the token belongs to, which `accounts.signOut` ends; absent from tokens issued
+    /// before version 1.1, which `accounts.signOut` refuses.
+    public var sid: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, aud, sub, iat, exp, tenant, email
+        case iss, aud, sub, iat, exp, tenant, email, sid
         case authTime = "auth_time"
         case emailVerified = "email_verified"
         case phoneNumber = "phone_number"

@@ -46,7 +46,8 @@ public final class Tokens: Sendable {
                 ]),
             insertRefreshToken(digest: refresh.digest, familyID: familyID, now: now),
         ])
-        return try await result(for: user, session: session, refreshToken: refresh.secret, now: now)
+        return try await result(
+            for: user, session: session, familyID: familyID, refreshToken: refresh.secret, now: now)
     }
 
     /// Uses `refreshToken` once: returns new tokens of the same sign-in. A token that was already used revokes
@@ -93,12 +94,13 @@ public final class Tokens: Sendable {
             provider: try row.decode(String.self, at: 3), secondFactor: try row.decode(String?.self, at: 4),
             secondFactorID: try row.decode(String?.self, at: 5),
             mfaEnrollmentRequired: try row.decode(Bool.self, at: 6))
-        return try await result(for: user, session: session, refreshToken: replacement.secret, now: now)
+        return try await result(
+            for: user, session: session, familyID: familyID, refreshToken: replacement.secret, now: now)
     }
 
     /// Checks an ID token and the state of its user: signature, issuer, audience, lifetime, tenant
     /// (`TENANT_ID_MISMATCH`), and that the user still exists (`USER_NOT_FOUND`), is enabled (`USER_DISABLED`)
-    /// and has not had their tokens revoked since (`TOKEN_EXPIRED`).
+    /// and has not had their tokens revoked since, nor its sign-in (`sid`) ended (`TOKEN_EXPIRED`).
     ///
     /// A token that carries `mfa_enrollment_required` (API §4 rule 5) is `MFA_ENROLLMENT_REQUIRED` unless
     /// `acceptingEnrollmentRequired`: only the methods that lead to an enrolment accept it.
@@ -112,12 +114,22 @@ public final class Tokens: Sendable {
         guard acceptingEnrollmentRequired || claims.mfaEnrollmentRequired != true else {
             throw AuthError(.mfaEnrollmentRequired, "Enrol a second factor first; this token allows nothing else.")
         }
-        guard let user = try await UserStore.find(pool, id: claims.sub, tenantID: tenantID) else {
+        let found = try await pool.query(
+            """
+            SELECT \(UserRecord.columns),
+                (SELECT revoked_at IS NOT NULL FROM token_families WHERE family_id = $3 AND user_id = $2)
+            FROM users WHERE coalesce(tenant_id, '') = $1 AND user_id = $2
+            """, [tenantID ?? "", claims.sub, claims.sid])
+        guard let row = found.rows.first else {
             throw AuthError(.userNotFound, "There is no user for this ID token; it may have been deleted.")
         }
+        let user = try UserRecord(row: row)
         guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
         guard claims.iat > Int64(user.tokensValidAfter.timeIntervalSince1970) else {
             throw AuthError(.tokenExpired, "The ID token has been revoked; sign in again.")
+        }
+        guard try row.decode(Bool?.self, at: UserRecord.columnCount) != true else {
+            throw AuthError(.tokenExpired, "The sign-in of this ID token has ended; sign in again.")
         }
         return (claims, user)
     }
@@ -141,26 +153,36 @@ public final class Tokens: Sendable {
         return claims
     }
 
-    /// A signed ID token for `user` in `session`, issued now.
-    func idToken(for user: UserRecord, session: SignInSession, now: Date) async throws -> String {
+    /// A signed ID token for `user` in `session`, of the token family `familyID`, issued now.
+    func idToken(for user: UserRecord, session: SignInSession, familyID: String, now: Date) async throws -> String {
         let issuedAt = max(Int64(now.timeIntervalSince1970), Int64(user.tokensValidAfter.timeIntervalSince1970) + 1)
         let claims = IDTokenClaims(
             iss: issuer, aud: Self.audience, sub: user.userID, iat: issuedAt, exp: issuedAt + Self.idTokenLifetime,
             authTime: Int64(session.authTime.timeIntervalSince1970), tenant: user.tenantID, email: user.email,
             emailVerified: user.emailVerified, phoneNumber: user.phoneNumber, signInProvider: session.provider,
             signInSecondFactor: session.secondFactor, secondFactorIdentifier: session.secondFactorID,
-            mfaEnrollmentRequired: session.mfaEnrollmentRequired ? true : nil)
+            mfaEnrollmentRequired: session.mfaEnrollmentRequired ? true : nil, sid: familyID)
         return try await signingKeys.signer().sign(claims)
     }
 
     private func result(
-        for user: UserRecord, session: SignInSession, refreshToken: String, now: Date
+        for user: UserRecord, session: SignInSession, familyID: String, refreshToken: String, now: Date
     ) async throws -> TokenResult {
         var result = TokenResult(
-            localId: user.userID, idToken: try await idToken(for: user, session: session, now: now),
+            localId: user.userID,
+            idToken: try await idToken(for: user, session: session, familyID: familyID, now: now),
             refreshToken: refreshToken, expiresIn: Int(Self.idTokenLifetime))
         if session.mfaEnrollmentRequired { result.mfaEnrollmentRequired = true }
         return result
+    }
+
+    /// Revokes the token family `familyID` of `userID` (a sign-in: its refresh tokens, its ID tokens at
+    /// ``verify(_:idToken:tenantID:acceptingEnrollmentRequired:)``, and what rests on it, such as a browser
+    /// session); a family already revoked keeps its time.
+    public static func revokeFamily(_ db: some SQLRunner, familyID: String, userID: String, now: Date) async throws {
+        try await db.query(
+            "UPDATE token_families SET revoked_at = $3 WHERE family_id = $1 AND user_id = $2 AND revoked_at IS NULL",
+            [familyID, userID, now])
     }
 
     private func insertRefreshToken(digest: [UInt8], familyID: String, now: Date) -> PostgresQuery {

@@ -48,6 +48,7 @@ extension AdminCall {
         var clientName: String?
         var type: String?
         var redirectURIs: [String] = []
+        var postLogoutRedirectURIs: [String] = []
         var grantTypes: [String] = []
         var scopes: [String] = []
         var defaultScopes: [String] = []
@@ -60,8 +61,8 @@ extension AdminCall {
             if let clientName { members.append(("clientName", .string(clientName))) }
             if let type { members.append(("type", .string(type))) }
             let lists = [
-                ("redirectUris", redirectURIs), ("grantTypes", grantTypes), ("scopes", scopes),
-                ("defaultScopes", defaultScopes),
+                ("redirectUris", redirectURIs), ("postLogoutRedirectUris", postLogoutRedirectURIs),
+                ("grantTypes", grantTypes), ("scopes", scopes), ("defaultScopes", defaultScopes),
             ]
             for (key, values) in lists where !values.isEmpty {
                 members.append((key, .array(values.map(JSONValue.string))))

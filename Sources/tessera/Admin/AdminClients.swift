@@ -19,6 +19,11 @@ struct AdminClients: AsyncParsableCommand {
         var redirectURIs: [String] = []
 
         @Option(
+            name: .customLong("post-logout-redirect-uri"),
+            help: "Where /oauth2/logout may send the browser afterwards (repeat for several).")
+        var postLogoutRedirectURIs: [String] = []
+
+        @Option(
             name: .customLong("grant-type"), help: "authorization_code, refresh_token or client_credentials (repeat).")
         var grantTypes: [String] = []
 
@@ -37,7 +42,8 @@ struct AdminClients: AsyncParsableCommand {
         /// The fields given, `type` aside.
         var fields: AdminCall.ClientFields {
             AdminCall.ClientFields(
-                clientName: name, redirectURIs: redirectURIs, grantTypes: grantTypes, scopes: scopes,
+                clientName: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
+                grantTypes: grantTypes, scopes: scopes,
                 defaultScopes: defaultScopes, accessTokenTTL: accessTokenTTL, refreshTokenTTL: refreshTokenTTL)
         }
     }
