@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run test test-swift test-examples e2e bench fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -49,6 +49,9 @@ build: deps ## swift build (debug)
 
 run: deps db keys build ## build, then run the server against the dev database
 	@scripts/run.sh $(ARGS)
+
+demo: deps db keys build ## run the server with a demo tenant, user and client; prints a URL to sign in and the curl line for tokens
+	@scripts/demo.sh $(ARGS)
 
 test: deps db keys ## build, run every Swift test, the examples' tests, then the end-to-end suite
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)

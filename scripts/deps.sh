@@ -17,7 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # of the login pages (driven by selenium); matplotlib draws the plot of the OAuth load test
 # (make bench).
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
-postgresql postgresql-contrib wrk python3 python3-pip chromium chromium-driver"
+postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
