@@ -83,6 +83,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RecoveryCodeFactor",
+            dependencies: ["MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraJSON"],
+            path: "Plugins/RecoveryCodeFactor",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PhoneCodes",
             dependencies: ["TesseraCore", "TesseraCrypto", "TesseraJSON", "TesseraPostgres", "TesseraHTTP"],
             swiftSettings: swiftSettings
@@ -118,7 +124,8 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraPostgres", "TesseraMetrics", "TesseraCrypto",
-                "TesseraCore", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneFactor", "PhoneSignIn", "TesseraOAuth",
+                "TesseraCore", "MultiFactor", "TOTPFactor", "RecoveryCodeFactor", "PhoneCodes", "PhoneFactor", "PhoneSignIn",
+                "TesseraOAuth",
                 "FactorServices", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -185,8 +192,9 @@ let package = Package(
         .testTarget(
             name: "MultiFactorTests",
             dependencies: [
-                "MultiFactor", "TOTPFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraJSON",
-                "TesseraCrypto", "TesseraMetrics", "TesseraTestSupport", .product(name: "Logging", package: "swift-log"),
+                "MultiFactor", "TOTPFactor", "RecoveryCodeFactor", "TesseraCore", "TesseraPostgres", "TesseraLoop",
+                "TesseraJSON", "TesseraCrypto", "TesseraMetrics", "TesseraTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

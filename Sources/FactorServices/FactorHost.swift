@@ -55,6 +55,7 @@ public final class FactorHost: Sendable {
         ]
         if let pages = descriptor.loginPages { description["loginPages"] = .object(pages.json) }
         if let reference = descriptor.enrollmentNamedBy { description["enrollmentNamedBy"] = .object(reference.json) }
+        if descriptor.isBackup { description["backup"] = true }
         self.description = description
     }
 

@@ -526,6 +526,10 @@ enum FactorProtocolDocument {
                       "infoKey",
                       "publicInfoKey"
                     ]
+                  },
+                  "backup": {
+                    "type": "boolean",
+                    "description": "a backup factor such as recovery codes (docs/mfa.md)"
                   }
                 },
                 "required": [

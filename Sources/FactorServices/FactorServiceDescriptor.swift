@@ -68,6 +68,12 @@ public struct FactorServiceDescriptor: Sendable {
             namedBy = reference
         default: throw Self.invalid("enrollmentNamedBy must be an object or null")
         }
+        let isBackup: Bool
+        switch json["backup"] {
+        case nil, .null?: isBackup = false
+        case .bool(let flag)?: isBackup = flag
+        default: throw Self.invalid("backup must be a boolean")
+        }
         self.json = json
         self.id = id
         self.displayName = displayName
@@ -82,7 +88,7 @@ public struct FactorServiceDescriptor: Sendable {
             signInLifetime: Double(
                 signInStart == nil
                     ? Self.lifetimes.lowerBound : try Self.lifetime(json["signInLifetime"], "signInLifetime")),
-            loginPages: pages, enrollmentNamedBy: namedBy)
+            loginPages: pages, enrollmentNamedBy: namedBy, isBackup: isBackup)
     }
 
     private static func member(_ value: JSONValue?, _ path: String) throws(AuthError) -> FactorMember {

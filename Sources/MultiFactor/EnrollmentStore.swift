@@ -47,6 +47,13 @@ enum EnrollmentStore {
         return try result[0].decode(Int.self, at: 0)
     }
 
+    /// Deletes every enrolment of `factor` of `userID`; returns how many there were.
+    static func deleteAll(_ db: some SQLRunner, userID: String, factor: FactorID) async throws -> Int {
+        try await db.query(
+            "DELETE FROM mfa_enrollments WHERE user_id = $1 AND factor = $2", [userID, factor.rawValue]
+        ).affectedRows
+    }
+
     /// Writes a new enrolment with what its factor returned; `SECOND_FACTOR_EXISTS` when the user already has an
     /// enrolment of the factor with the same unique key.
     static func insert(

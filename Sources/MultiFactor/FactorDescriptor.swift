@@ -39,13 +39,18 @@ public struct FactorDescriptor: Sendable {
     /// How a verification info may name an enrolment instead of `mfaEnrollmentId` (the SMS factor's
     /// `phoneNumber`, full or masked); nil when only the id names one. JSON: `enrollmentNamedBy`.
     public var enrollmentNamedBy: EnrollmentReference?
+    /// Whether the factor is a backup (recovery codes): a user has at most one enrolment of it, which a new one
+    /// replaces in the same transaction; it can only be enrolled while the user has an enrolment of another
+    /// factor (`OPERATION_NOT_ALLOWED`); it is never offered as the one factor `MANDATORY` demands; and every
+    /// sign-in with it is written to the audit log. JSON: `backup` (optional, false).
+    public var isBackup: Bool
 
     /// A descriptor with every part given. `amr` and `displayName` default to the id.
     public init(
         id: FactorID, amr: String? = nil, displayName: String? = nil, enrollmentInfo: FactorMember,
         enrollmentResult: FactorMember, verificationInfo: FactorMember, signInStart: SignInStartMembers? = nil,
         enrollmentLifetime: TimeInterval, signInLifetime: TimeInterval = 0, loginPages: FactorLoginPages? = nil,
-        migrations: [Migration] = [], enrollmentNamedBy: EnrollmentReference? = nil
+        migrations: [Migration] = [], enrollmentNamedBy: EnrollmentReference? = nil, isBackup: Bool = false
     ) {
         self.id = id
         self.amr = amr ?? id.rawValue
@@ -59,6 +64,7 @@ public struct FactorDescriptor: Sendable {
         self.signInLifetime = signInLifetime
         self.migrations = migrations
         self.enrollmentNamedBy = enrollmentNamedBy
+        self.isBackup = isBackup
     }
 }
 

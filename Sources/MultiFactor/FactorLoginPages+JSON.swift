@@ -88,9 +88,17 @@ extension FactorInputField {
 }
 
 extension FactorCodeField {
-    /// Reads `{infoKey, label?, length?}`; `label` defaults to `Verification code`, `length` (1 to 64) to 6.
+    /// Reads `{infoKey, label?, length?, numeric?}`; `label` defaults to `Verification code`, `length` (1 to 64)
+    /// to 6, `numeric` to true.
     public init(json: JSONObject, at path: JSONPath = JSONPath()) throws(AuthError) {
-        let reader = try FactorJSONReader(json, known: ["infoKey", "label", "length"], at: path)
+        let reader = try FactorJSONReader(json, known: ["infoKey", "label", "length", "numeric"], at: path)
+        var isNumeric = true
+        if let value = reader.member("numeric") {
+            guard case .bool(let flag) = value else {
+                throw AuthError(.invalidArgument, "\(reader.path("numeric")) must be a boolean")
+            }
+            isNumeric = flag
+        }
         var length = 6
         if let value = reader.member("length") {
             guard let number = value.intValue, (1...64).contains(number) else {
@@ -100,12 +108,15 @@ extension FactorCodeField {
         }
         self.init(
             infoKey: try reader.requiredString("infoKey"), label: try reader.string("label") ?? "Verification code",
-            length: length)
+            length: length, isNumeric: isNumeric)
     }
 
-    /// The JSON form: `{infoKey, label, length}`.
+    /// The JSON form: `{infoKey, label, length, numeric}`.
     public var json: JSONObject {
-        ["infoKey": .string(infoKey), "label": .string(label), "length": .integer(Int64(length))]
+        [
+            "infoKey": .string(infoKey), "label": .string(label), "length": .integer(Int64(length)),
+            "numeric": .bool(isNumeric),
+        ]
     }
 }
 

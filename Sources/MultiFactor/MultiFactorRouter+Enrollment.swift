@@ -16,7 +16,7 @@ extension MultiFactorRouter {
                 let (config, _, user) = try await self.enrollingUser(
                     pool, idToken: request.idToken, tenantID: request.tenantID, factor: factor, now: now)
                 let enrollments = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
-                guard enrollments.count < Self.maxEnrollments else { throw Self.limitExceeded }
+                try Self.checkRoom(for: factor, among: enrollments)
                 let (session, hash) = try FactorSessions.handle(
                     lifetime: factor.descriptor.enrollmentLifetime, now: now)
                 let challenge = try await factor.startEnrollment(
@@ -58,6 +58,7 @@ extension MultiFactorRouter {
                 try await AttemptLedger.take(
                     pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
                 let enrollments = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
+                try Self.checkRoom(for: factor, among: enrollments)
                 let enrolled = try await self.givingBackWhenUnavailable {
                     try await AttemptLedger.giveBack(pool, table: "mfa_sessions", hash: session.hash)
                 } check: {
@@ -70,10 +71,12 @@ extension MultiFactorRouter {
                     id: try SecureRandom.identifier(), userID: user.userID, factor: factorID, displayName: displayName,
                     enrolledAt: now, publicInfo: enrolled.publicInfo)
                 try await pool.transaction { transaction in
-                    guard
-                        try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
-                            < Self.maxEnrollments
-                    else { throw Self.limitExceeded }
+                    let count = try await EnrollmentStore.lockOwnerAndCount(transaction, userID: user.userID)
+                    // A backup factor's new enrolment replaces the old one, under the same lock on the user.
+                    let replaced =
+                        factor.descriptor.isBackup
+                        ? try await EnrollmentStore.deleteAll(transaction, userID: user.userID, factor: factorID) : 0
+                    guard count - replaced < Self.maxEnrollments else { throw Self.limitExceeded }
                     try await FactorSessions.consume(transaction, session)
                     try await EnrollmentStore.insert(transaction, keyRing: self.keyRing, enrollment, enrolled)
                 }
@@ -86,6 +89,23 @@ extension MultiFactorRouter {
                 return result
             }
         }
+    }
+
+    /// Whether the user may enrol `factor` beside `enrollments`: at most ``maxEnrollments`` in all
+    /// (`SECOND_FACTOR_LIMIT_EXCEEDED`), an enrolment of a backup factor replacing the one the user has; and a
+    /// backup factor only beside an enrolment of another factor (`OPERATION_NOT_ALLOWED`).
+    static func checkRoom(for factor: any Factor, among enrollments: [LockableEnrollment]) throws(AuthError) {
+        let id = factor.descriptor.id
+        let others = enrollments.filter { $0.enrollment.factor != id }
+        guard factor.descriptor.isBackup else {
+            guard enrollments.count < maxEnrollments else { throw limitExceeded }
+            return
+        }
+        guard !others.isEmpty else {
+            throw AuthError(
+                .operationNotAllowed, "Enrol another second factor first: \(factor.descriptor.displayName) is a backup.")
+        }
+        guard others.count < maxEnrollments else { throw limitExceeded }
     }
 
     /// `mfaEnrollment.withdraw`: removes one of the caller's enrolments (`MFA_ENROLLMENT_NOT_FOUND` for any

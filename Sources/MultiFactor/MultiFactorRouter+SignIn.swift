@@ -76,6 +76,10 @@ extension MultiFactorRouter {
                     try await EnrollmentStore.record(
                         transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id)
                     try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
+                    if factor.descriptor.isBackup {
+                        try await Self.auditBackupUse(
+                            transaction, factor: factor, enrollment: enrollment, verdict: verdict, user: user, now: now)
+                    }
                 }
                 let signIn = SignInSession(
                     userID: user.userID, tenantID: user.tenantID, authTime: credential.authTime,
@@ -84,6 +88,27 @@ extension MultiFactorRouter {
                 return try await self.signIn(pool, user: user, session: signIn, now: now)
             }
         }
+    }
+
+    /// Writes a sign-in with a backup factor (a recovery code) to the audit log in `db`'s transaction, as the
+    /// user's own act: actor `user:<localId>`, method `mfaSignIn.finalize`, target
+    /// `users/<localId>/mfaEnrollments/<id>`, and after it what the owner now sees of the enrolment (the codes left).
+    static func auditBackupUse(
+        _ db: some SQLRunner, factor: any Factor, enrollment: Enrollment, verdict: SignInVerdict, user: UserRecord,
+        now: Date
+    ) async throws {
+        var used = enrollment
+        if let state = verdict.state { used.state = state }
+        let actor = AuditLog.Actor(
+            principal: AdminPrincipal(keyID: "user:" + user.userID, scope: user.tenantID.map { .tenant($0) } ?? .project),
+            method: "mfaSignIn.finalize", requestID: "")
+        try await AuditLog.record(
+            db, actor: actor, target: "users/\(user.userID)/mfaEnrollments/\(enrollment.id)", tenantID: user.tenantID,
+            before: nil,
+            after: [
+                "factorId": .string(factor.descriptor.id.rawValue),
+                "factorInfo": .object(factor.publicInfo(of: used, masked: false)),
+            ], now: now)
     }
 
     /// The configuration in force, the open pending credential, its user, and the enrolment `pick` chooses among

@@ -169,7 +169,8 @@ struct LoginForms {
             LoginPageLayout.field(
                 id: "code", label: code?.label ?? "Verification code", type: "text", autocomplete: "one-time-code",
                 error: errors.fields["code"],
-                extra: #"inputmode="numeric" pattern="[0-9]*" maxlength="\#(code?.length ?? 6)" spellcheck="false""#)
+                extra: (code?.isNumeric ?? true ? #"inputmode="numeric" pattern="[0-9]*" "# : #"autocapitalize="none" "#)
+                    + #"maxlength="\#(code?.length ?? 6)" spellcheck="false""#)
                 + button("verify", "Verify")
         }
     }

@@ -43,12 +43,12 @@ struct LoginPageRenderer: Sendable {
     }
 
     /// The factors of `factors`, in registration order, that the tenant's configuration enables and that declare
-    /// login pages.
+    /// login pages, but no backup factor (recovery codes are enrolled beside another factor, never instead).
     func enrollmentOffers(
         _ pool: PostgresPool, _ factors: FactorRegistry, tenantID: String?
     ) async throws -> [PageFactor] {
         let config = try await context.services.configs.forUserMethod(pool, tenantID: tenantID)
-        return factors.factors.filter { $0.isEnabled(by: config.mfa) }.compactMap {
+        return factors.factors.filter { $0.isEnabled(by: config.mfa) && !$0.descriptor.isBackup }.compactMap {
             PageFactor($0.descriptor)
         }
     }

@@ -1,6 +1,7 @@
 public import MultiFactor
 public import PhoneCodes
 import PhoneFactor
+import RecoveryCodeFactor
 public import TesseraPostgres
 import TOTPFactor
 import TesseraCore
@@ -11,7 +12,7 @@ import TesseraCore
 public enum StandardFactors {
     /// The offered factors, in order; the SMS factor sends its codes through `phoneCodes`.
     public static func factors(phoneCodes: SMSCodeIssuer) -> [any Factor] {
-        [TOTPFactor(), PhoneFactor(codes: phoneCodes)]
+        [TOTPFactor(), PhoneFactor(codes: phoneCodes), RecoveryCodeFactor()]
     }
 
     /// The registry of every offered factor but those named in `remote` (which run as factor services); the SMS

@@ -25,7 +25,7 @@ struct FactorSelfDescriptionTests {
         let field = try #require(json["enrollFields"]?.arrayValue?.first?.objectValue)
         #expect(field["normalization"] == "strip-separators")
         #expect(field["infoKey"] == "phoneNumber")
-        #expect(json["code"] == ["infoKey": "code", "label": "Verification code", "length": 6])
+        #expect(json["code"] == ["infoKey": "code", "label": "Verification code", "length": 6, "numeric": true])
         let totp = try #require(TOTPFactor().descriptor.loginPages)
         #expect(try FactorLoginPages(json: totp.json) == totp)
     }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import MultiFactor
+import RecoveryCodeFactor
 import TOTPFactor
 import TesseraCore
 import TesseraCrypto
@@ -10,14 +11,14 @@ import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
-/// A router with the TOTP and the echo factor over the test database, and the steps tests repeat.
+/// A router with the TOTP, echo and recovery-code factors over the test database, and the steps tests repeat.
 struct MFAHarness {
     let core: CoreHarness
     let router: MultiFactorRouter
     let metrics: MetricsRegistry
 
     static let password = "correct horse battery"
-    static let registry = FactorRegistry([TOTPFactor(), EchoFactor()])
+    static let registry = FactorRegistry([TOTPFactor(), EchoFactor(), RecoveryCodeFactor()])
     static let migrations = CoreMigrations.all + MultiFactorMigrations.all + registry.migrations
 
     /// Runs `body` with a fresh router.

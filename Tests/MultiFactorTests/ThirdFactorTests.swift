@@ -69,7 +69,11 @@ import Testing
     @Test func theSchemasListEveryFactorsMembers() {
         let registry = MFAHarness.registry
         let start = registry.enrollmentStartParams["properties"]?.objectValue?.keys ?? []
-        #expect(start == ["idToken", "tenantId", "languageCode", "totpEnrollmentInfo", "echoEnrollmentInfo"])
+        #expect(
+            start == [
+                "idToken", "tenantId", "languageCode", "totpEnrollmentInfo", "echoEnrollmentInfo",
+                "recoveryCodeEnrollmentInfo",
+            ])
         #expect(registry.signInStartParams["properties"]?.objectValue?.keys.contains("echoSignInInfo") == true)
         #expect(registry.signInStartResult["properties"]?.objectValue?.keys == ["echoResponseInfo"])
         #expect(registry.migrations.map(\.module) == ["totp", "totp"])

@@ -15,12 +15,12 @@ import Testing
         let registry = StandardFactors.registry(
             phoneCodes: SMSCodeIssuer(sender: SilentSender(), appVerification: .disabledForTesting))
         #expect(registry.migrations == StandardFactors.migrations)
-        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp", "phone"])
+        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp", "phone", "recovery"])
     }
 
     @Test func aFactorRunAsAServiceIsLeftOutOfTheBuiltInRegistry() {
         let registry = StandardFactors.registry(
             phoneCodes: SMSCodeIssuer(sender: SilentSender(), appVerification: .disabledForTesting), remote: ["phone"])
-        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp"])
+        #expect(registry.factors.map(\.descriptor.id.rawValue) == ["totp", "recovery"])
     }
 }

@@ -713,3 +713,50 @@ def test_rpc_discover_lists_the_mfa_methods_with_the_totp_members(public, admin)
     assert sign_in_start["mfaEnrollmentId"]["required"] is True
     admin_methods = {method["name"] for method in call(admin, "rpc.discover")["methods"]}
     assert not admin_methods & set(MFA_METHODS)
+
+
+# Recovery codes: a backup factor of ten single-use codes (docs/mfa.md#recovery-codes).
+
+RECOVERY = {"state": "ENABLED", "recoveryCodeProviderConfig": {}}
+
+
+def test_recovery_codes_over_rpc(public, admin):
+    tenant = new_tenant(admin, {"state": "ENABLED", "providerConfigs": [
+        {"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 1}}, RECOVERY]})
+    email, tokens = verified_user(admin, public, tenant, "recovery")
+    start = with_tenant({"idToken": tokens["idToken"], "recoveryCodeEnrollmentInfo": {}}, tenant)
+    assert reason_of(public, "mfaEnrollment.start", start) == "OPERATION_NOT_ALLOWED"
+    started = start_totp(public, tokens["idToken"], tenant)
+    app = Authenticator(started["sharedSecretKey"])
+    enrolled = call(public, "mfaEnrollment.finalize",
+                    finalize_params(tokens["idToken"], tenant, started["sessionInfo"], app.next_code()))
+    start["idToken"] = enrolled["idToken"]
+    assert reason_of(public, "mfaEnrollment.start",
+                     {**start, "recoveryCodeEnrollmentInfo": {"count": 20}}) == "INVALID_ARGUMENT"
+    info = call(public, "mfaEnrollment.start", start)["recoveryCodeSessionInfo"]
+    codes = info["codes"]
+    assert len(set(codes)) == 10 and all(len(code) == 14 for code in codes)
+    finalize = with_tenant({"idToken": enrolled["idToken"], "recoveryCodeVerificationInfo": {
+        "sessionInfo": info["sessionInfo"], "code": "0000-0000-0000"}}, tenant)
+    assert reason_of(public, "mfaEnrollment.finalize", finalize) == "INVALID_CODE"
+    finalize["recoveryCodeVerificationInfo"]["code"] = codes[0]
+    recovery_id = call(public, "mfaEnrollment.finalize", finalize)["mfaEnrollmentId"]
+
+    def use(code) -> dict:
+        pending = sign_in(public, email, tenant)["mfaPendingCredential"]
+        return with_tenant({"mfaPendingCredential": pending, "mfaEnrollmentId": recovery_id,
+                            "recoveryCodeVerificationInfo": {"code": code}}, tenant)
+
+    signed_in = call(public, "mfaSignIn.finalize", use(codes[1].upper()))
+    assert jwt_parts(signed_in["idToken"])[1]["sign_in_second_factor"] == "recovery"
+    assert reason_of(public, "mfaSignIn.finalize", use(codes[1])) == "INVALID_CODE"
+    assert reason_of(public, "mfaSignIn.finalize", use(None)) == "MISSING_CODE"
+    assert reason_of(public, "mfaSignIn.finalize", use(7)) == "INVALID_ARGUMENT"
+    mfa_info = call(public, "accounts.lookup", with_tenant({"idToken": signed_in["idToken"]}, tenant))["user"]["mfaInfo"]
+    assert [entry.get("recoveryCodeInfo") for entry in mfa_info if "recoveryCodeInfo" in entry] == [{"remaining": 9}]
+    audited = psql(f"SELECT actor_key_id, method FROM audit_events WHERE target LIKE '%/mfaEnrollments/{recovery_id}'")
+    assert audited.split() == [f"user:{tokens['localId']}|mfaSignIn.finalize"]
+    # A config entry with anything inside is refused.
+    assert reason_of(admin, "tenants.update", {"tenantId": tenant, "updateMask": "mfaConfig", "tenant": {"mfaConfig": {
+        "state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "recoveryCodeProviderConfig": {"n": 1}}]}}}) \
+        == "INVALID_CONFIG"

@@ -515,6 +515,52 @@ def test_chromium_logout_then_the_login_page_again(fresh_browser, public_url, ad
     assert browser.has("password-form"), browser.url
 
 
+def test_chromium_sign_in_with_a_recovery_code_once(fresh_browser, public, public_url, admin, receiver):
+    browser = fresh_browser
+    tenant = new_tenant(admin, {"state": "ENABLED", "providerConfigs": [
+        TOTP, {"state": "ENABLED", "recoveryCodeProviderConfig": {}}]})
+    app = new_app(admin, tenant)
+    email = new_user(admin, tenant, "chromium-recovery")
+    id_token = id_token_of(public, email, tenant)
+    totp = call(public, "mfaEnrollment.start", {"idToken": id_token, "tenantId": tenant, "totpEnrollmentInfo": {}})[
+        "totpSessionInfo"]
+    enrolled = call(public, "mfaEnrollment.finalize", {"idToken": id_token, "tenantId": tenant, "totpVerificationInfo": {
+        "sessionInfo": totp["sessionInfo"], "verificationCode": Authenticator(totp["sharedSecretKey"]).next_code()}})
+    info = call(public, "mfaEnrollment.start", {"idToken": enrolled["idToken"], "tenantId": tenant,
+                                                "recoveryCodeEnrollmentInfo": {}})["recoveryCodeSessionInfo"]
+    codes = info["codes"]
+    call(public, "mfaEnrollment.finalize", {"idToken": enrolled["idToken"], "tenantId": tenant,
+                                            "recoveryCodeVerificationInfo": {"sessionInfo": info["sessionInfo"],
+                                                                             "code": codes[0]}})
+
+    def recovery_code_page(auth: Authorization, screenshot: str | None = None):
+        sign_in_on_password_page(browser, auth, email)
+        assert browser.has("factor-form"), browser.url
+        label = browser.driver.find_element(By.XPATH, "//label[normalize-space()='Recovery code']")
+        browser.element(label.get_attribute("for")).click()
+        browser.submit("continue")
+        assert browser.has("code-form") and "recovery codes" in browser.text("instructions")
+        assert browser.element("code").get_attribute("inputmode") is None
+        if screenshot:
+            browser.screenshot(screenshot)
+
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    before = len(receiver.received)
+    recovery_code_page(auth, "recovery code page")
+    browser.fill("code", codes[1].upper())
+    browser.submit("verify")
+    code = landed(browser, receiver, before, auth, public_url, "landing page after a recovery code")
+    assert claims_of_code(public_url, app, receiver, auth, code)["amr"] == ["pwd", "otp", "mfa"]
+
+    # The same code, the second time, in a new browser session: refused.
+    browser.clear_cookies()
+    recovery_code_page(authorization(public_url, app, receiver.redirect_uri))
+    browser.fill("code", codes[1])
+    browser.submit("verify")
+    assert browser.has("code-error"), browser.url
+    browser.screenshot("a used recovery code refused")
+
+
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):
     browser = fresh_browser
     email = new_user(admin, tenant, "chromium-totp")

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import TesseraCrypto
 public import TesseraJSON
 public import TesseraPostgres

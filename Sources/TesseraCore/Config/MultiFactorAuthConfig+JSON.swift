@@ -39,6 +39,9 @@ extension MultiFactorAuthConfig {
                 if config.totp != nil, configs.contains(where: { $0.totp != nil }) {
                     throw AuthError(.invalidConfig, "\(elementPath) is a second TOTP provider config; one is allowed")
                 }
+                if config.recoveryCodes, configs.contains(where: \.recoveryCodes) {
+                    throw AuthError(.invalidConfig, "\(elementPath) is a second recovery code provider config")
+                }
                 if let id = config.factorServiceID, configs.contains(where: { $0.factorServiceID == id }) {
                     throw AuthError(.invalidConfig, "\(elementPath) repeats the factor service \(id)")
                 }

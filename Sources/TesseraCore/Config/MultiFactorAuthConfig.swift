@@ -31,6 +31,12 @@ public struct MultiFactorAuthConfig: Sendable, Hashable {
         return providerConfigs.first { $0.state == .enabled && $0.totp != nil }?.totp?.adjacentIntervals
     }
 
+    /// Whether recovery codes are enabled: the state is `ENABLED` or `MANDATORY` and the `providerConfigs` entry
+    /// with a `recoveryCodeProviderConfig` has state `ENABLED`.
+    public var enablesRecoveryCodes: Bool {
+        state != .disabled && providerConfigs.contains { $0.state == .enabled && $0.recoveryCodes }
+    }
+
     /// Whether the factor service registered as `id` is enabled: the state is `ENABLED` or `MANDATORY` and a
     /// `providerConfigs` entry for it has state `ENABLED`.
     public func enablesFactorService(_ id: String) -> Bool {

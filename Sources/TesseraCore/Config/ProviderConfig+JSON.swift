@@ -7,18 +7,30 @@ extension ProviderConfig {
             && id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
-    /// Reads `{state, totpProviderConfig}` or `{state, factorServiceProviderConfig: {factorId}}`: `state` and
+    /// Reads `{state, totpProviderConfig}`, `{state, recoveryCodeProviderConfig: {}}` or
+    /// `{state, factorServiceProviderConfig: {factorId}}`: `state` and
     /// exactly one provider member are required and no other key is allowed. Anything wrong is `INVALID_CONFIG`
     /// naming its path below `path`. A factor service id need not be registered yet: an entry for an unregistered
     /// service enables nothing until it is.
     public init(json: JSONObject, at path: JSONPath = JSONPath()) throws(AuthError) {
         try ConfigJSON.requireKnownKeys(
-            of: json, ["state", "totpProviderConfig", "factorServiceProviderConfig"], at: path, reason: .invalidConfig)
+            of: json, ["state", "totpProviderConfig", "factorServiceProviderConfig", "recoveryCodeProviderConfig"],
+            at: path, reason: .invalidConfig)
         let statePath = path.appending("state")
         guard let stateValue = ConfigJSON.member("state", of: json) else {
             throw AuthError(.invalidConfig, "\(statePath) is required")
         }
         let state: ProviderState = try ConfigJSON.enumeration(stateValue, at: statePath, reason: .invalidConfig)
+        if let recovery = ConfigJSON.member("recoveryCodeProviderConfig", of: json) {
+            let recoveryPath = path.appending("recoveryCodeProviderConfig")
+            guard json.keys.count == 2 else {
+                throw AuthError(.invalidConfig, "\(path) may have only one provider member")
+            }
+            let object = try ConfigJSON.object(recovery, at: recoveryPath, reason: .invalidConfig)
+            try ConfigJSON.requireKnownKeys(of: object, [], at: recoveryPath, reason: .invalidConfig)
+            self = .recoveryCodes(state: state)
+            return
+        }
         let totpPath = path.appending("totpProviderConfig")
         let servicePath = path.appending("factorServiceProviderConfig")
         switch (ConfigJSON.member("totpProviderConfig", of: json), ConfigJSON.member("factorServiceProviderConfig", of: json)) {
@@ -43,6 +55,7 @@ extension ProviderConfig {
     /// The normalized form: `{state, totpProviderConfig: {adjacentIntervals}}` or
     /// `{state, factorServiceProviderConfig: {factorId}}`.
     public var json: JSONObject {
+        if recoveryCodes { return ["state": .string(state.rawValue), "recoveryCodeProviderConfig": [:]] }
         if let factorServiceID {
             return ["state": .string(state.rawValue), "factorServiceProviderConfig": ["factorId": .string(factorServiceID)]]
         }
