@@ -46,6 +46,11 @@ struct SecureRandomTests {
         #expect(try Base64URL.decode(SecureRandom.token()).count == 32)
     }
 
+    /// One in 64 used to start with `-`, which a command line reads as an option (a flaky CLI test found it).
+    @Test func identifiersNeverStartWithADash() throws {
+        for _ in 0..<5_000 { #expect(try !SecureRandom.identifier().hasPrefix("-")) }
+    }
+
     @Test func digitsAreDecimalAndRoughlyUniform() throws {
         let code = try SecureRandom.digits(count: 6)
         #expect(code.count == 6)
