@@ -55,7 +55,15 @@ struct AuthorizeEndpoint: Sendable {
             let session = try sessionHash.flatMap { hash in
                 try results[1].rows.first.map { (hash: hash, family: try BrowserSessions.family(row: $0)) }
             }
-            return try await proceed(pool, request, authorization, session: session, config: config, redirect: redirect)
+            // The pages of the flow speak the language chosen here, kept in a cookie.
+            let language = Language.negotiate(
+                uiLocales: query["ui_locales"], acceptLanguage: request.headers["Accept-Language"],
+                fallback: config.defaultLanguage)
+            var response = try await Texts.$current.withValue(Texts(language)) {
+                try await proceed(pool, request, authorization, session: session, config: config, redirect: redirect)
+            }
+            try response.setCookie(context.cookies.language(language))
+            return response
         }
     }
 
@@ -139,7 +147,9 @@ struct AuthorizeEndpoint: Sendable {
             } catch let error as AuthError {
                 return ErrorPage.response(
                     HTTPStatus(code: 429), title: "Too many sign-ins",
-                    message: "Too many sign-ins were started from your network. Wait \(error.retryAfter ?? 60) seconds, then try again.")
+                    message: LocalizedText(
+                        "Too many sign-ins were started from your network. Try again in {wait}.",
+                        wait: error.retryAfter ?? 60))
             }
         }
         try await LoginFlows.insert(pool, keyRing: context.keyRing, flow, now: context.now)
@@ -173,9 +183,12 @@ struct AuthorizeEndpoint: Sendable {
         return values.count == 1 ? values.first : nil
     }
 
+    /// The page of a request no sign-in can follow; `detail` (for the app's developers) stays in English.
     private static func badRequest(_ detail: String) -> HTTPResponse {
         ErrorPage.response(
             .badRequest, title: "Sign-in request not valid",
-            message: detail + " The application that sent you here is misconfigured; no sign-in can take place.")
+            message: LocalizedText(
+                "{detail} The application that sent you here is misconfigured; no sign-in can take place.",
+                ["detail": detail]))
     }
 }

@@ -32,7 +32,10 @@ struct EnrollmentStep: Sendable {
         for field in factor.pages.enrollFields {
             let value = field.normalized(form[field.name] ?? "")
             typed[field.name] = value
-            if field.required, value.isEmpty { missing.fields[field.name] = "Enter your \(field.label.lowercased())." }
+            if field.required, value.isEmpty {
+                missing.fields[field.name] = LocalizedText(
+                    "Enter your {label}.", ["label": Texts.current(field.label).lowercased()])
+            }
         }
         guard missing.fields.isEmpty else {
             return try await renderer.render(pool, opened, errors: missing, status: .badRequest, typed: typed)

@@ -1,12 +1,14 @@
+import TesseraCore
 import TesseraHTTP
 
-/// The pages that end a login with an explanation instead of a form.
+/// The pages that end a login with an explanation instead of a form, in the language of ``Texts/current``.
 enum ErrorPage {
     /// A page titled `title` saying `message`, with `status`.
-    static func response(_ status: HTTPStatus, title: String, message: String) -> HTTPResponse {
+    static func response(_ status: HTTPStatus, title: LocalizedText, message: LocalizedText) -> HTTPResponse {
         LoginResponse.html(
             LoginPageLayout.document(
-                title: title, content: #"<p id="error-message" role="alert">\#(HTML.escape(message))</p>"#),
+                title: title,
+                content: #"<p id="error-message" role="alert">\#(HTML.escape(Texts.current(message)))</p>"#),
             status: status)
     }
 
@@ -18,7 +20,7 @@ enum ErrorPage {
     }
 
     /// The flow is unknown, expired or used.
-    static func flowEnded(_ message: String) -> HTTPResponse {
+    static func flowEnded(_ message: LocalizedText) -> HTTPResponse {
         response(.badRequest, title: "Sign-in ended", message: message)
     }
 

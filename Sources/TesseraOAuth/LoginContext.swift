@@ -49,6 +49,16 @@ struct LoginContext: Sendable {
         try await Self.pageCodesPerBrowser.admit(pool, key: key, now: now)
     }
 
+    /// The language of a page answered to `request`: the one chosen at `/oauth2/authorize` (its cookie), else the
+    /// best of its `Accept-Language`, else English.
+    func language(of request: HTTPRequest, uiLocales: String? = nil) -> Language {
+        if uiLocales == nil, let chosen = request.cookie(named: cookies.languageName).flatMap(Language.init(rawValue:)) {
+            return chosen
+        }
+        return Language.negotiate(
+            uiLocales: uiLocales, acceptLanguage: request.headers["Accept-Language"], fallback: nil)
+    }
+
     /// The client's address as text, after trusted proxies.
     func clientAddress(_ request: HTTPRequest) -> String? {
         ClientAddress.resolve(peer: request.remoteAddress, headers: request.headers, trustedProxies: trustedProxies)?

@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraHTTP
 
 /// The two cookies of the login pages, both `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with a `__Host-` name
@@ -15,10 +16,17 @@ struct LoginCookies: Sendable {
 
     var browserName: String { secure ? "__Host-tessera_browser" : "tessera_browser" }
     var sessionName: String { secure ? "__Host-tessera_session" : "tessera_session" }
+    var languageName: String { secure ? "__Host-tessera_lang" : "tessera_lang" }
 
     /// The browser cookie: kept until the browser closes.
     func browser(_ secret: String) -> SetCookie {
         SetCookie(name: browserName, value: secret, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+
+    /// The language chosen at `/oauth2/authorize`, kept until the browser closes, for the pages that follow.
+    func language(_ language: Language) -> SetCookie {
+        SetCookie(
+            name: languageName, value: language.rawValue, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 
     /// The session cookie, for the whole session's lifetime.

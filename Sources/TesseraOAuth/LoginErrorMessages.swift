@@ -17,12 +17,12 @@ enum LoginErrorMessages {
             return (.field("password", "The e-mail address or the password is not correct."), .unauthorized)
         case .tooManyAttemptsTryLater:
             return (
-                .general("Too many attempts. Try again in \(WaitDescription.words(error.retryAfter))."),
+                .general(LocalizedText("Too many attempts. Try again in {wait}.", wait: error.retryAfter ?? 0)),
                 HTTPStatus(code: 429)
             )
         case .quotaExceeded:
             return (
-                .general("Too many codes were sent. Try again in \(WaitDescription.words(error.retryAfter))."),
+                .general(LocalizedText("Too many codes were sent. Try again in {wait}.", wait: error.retryAfter ?? 0)),
                 HTTPStatus(code: 429)
             )
         case .invalidCode:
@@ -47,8 +47,9 @@ enum LoginErrorMessages {
         case .unverifiedEmail:
             return (
                 .general(
-                    "Verify your e-mail address before you set up a second factor: open the link we sent you, "
-                        + "then sign in again."),
+                    LocalizedText(
+                        "Verify your e-mail address before you set up a second factor: open the link we sent you, "
+                            + "then sign in again.")),
                 .forbidden
             )
         case .secondFactorLimitExceeded:

@@ -13,11 +13,17 @@ struct LoginForms {
     /// The proof of work asked before a code goes to an address the user typed.
     var proofOfWork = LoginProofOfWork.standard
 
-    /// E-mail and password.
-    func password(email: String?, errors: FormErrors) -> String {
+    /// E-mail and password, saying which app asks (`clientName`) for an account of which realm (the tenant's
+    /// display name, or the project's).
+    func password(email: String?, errors: FormErrors, asker: (client: String, realm: String)) -> String {
         LoginPageLayout.document(
             title: "Sign in",
-            content: LoginPageLayout.alert(errors.general)
+            content: LoginPageLayout.paragraph(
+                LocalizedText(
+                    "{client} asks you to sign in with your {realm} account.",
+                    ["client": asker.client, "realm": asker.realm]),
+                id: "asker")
+                + LoginPageLayout.alert(errors.general)
                 + form("password-form", action: "/oauth2/login/password") {
                     LoginPageLayout.field(
                         id: "email", label: "E-mail address", type: "email", autocomplete: "username", value: email,
@@ -28,7 +34,7 @@ struct LoginForms {
                         + button("sign-in", "Sign in")
                 }
                 + #"<p><a id="forgot-password" href="/oauth2/login/forgot?flow=\#(PercentEncoding.encode(flowID))">"#
-                + "Forgot your password?</a></p>")
+                + HTML.escape(Texts.current("Forgot your password?")) + "</a></p>")
     }
 
     /// The address to mail a password-reset link to, and the way back to the password page.
@@ -36,8 +42,9 @@ struct LoginForms {
         LoginPageLayout.document(
             title: "Reset your password",
             content: LoginPageLayout.alert(errors.general)
-                + #"<p id="instructions">Enter the e-mail address of your account. We will send it a link to "#
-                + "choose a new password.</p>"
+                + LoginPageLayout.paragraph(
+                    "Enter the e-mail address of your account. We will send it a link to choose a new password.",
+                    id: "instructions")
                 + form("forgot-form", action: "/oauth2/login/forgot/send") {
                     LoginPageLayout.field(
                         id: "email", label: "E-mail address", type: "email", autocomplete: "username", value: email,
@@ -51,13 +58,17 @@ struct LoginForms {
     func resetSent(email: String) -> String {
         LoginPageLayout.document(
             title: "Check your e-mail",
-            content: #"<p id="reset-sent">If \#(HTML.escape(email)) belongs to an account, we have sent it a link "#
-                + "to choose a new password. The link works once, for one hour.</p>" + backToSignIn())
+            content: LoginPageLayout.paragraph(
+                LocalizedText(
+                    "If {email} belongs to an account, we have sent it a link to choose a new password. The link "
+                        + "works once, for one hour.", ["email": email]),
+                id: "reset-sent") + backToSignIn())
     }
 
     /// A link back to the page of the flow.
     private func backToSignIn() -> String {
-        #"<p><a id="back-to-sign-in" href="/oauth2/login?flow=\#(PercentEncoding.encode(flowID))">Back to sign-in</a></p>"#
+        #"<p><a id="back-to-sign-in" href="/oauth2/login?flow=\#(PercentEncoding.encode(flowID))">"#
+            + HTML.escape(Texts.current("Back to sign-in")) + "</a></p>"
     }
 
     /// A choice among several second factors, each enrolment named by `label`.
@@ -70,16 +81,17 @@ struct LoginForms {
                 + #"value="\#(HTML.escape(enrollmentID))" required\#(index == 0 ? " checked" : "")>"#
                 + #" <label for="\#(id)">\#(HTML.escape(label))</label></div>"#
         }
-        let error = errors.fields["mfaEnrollmentId"].map {
-            #"<p id="mfaEnrollmentId-error" class="error" role="alert">\#(HTML.escape($0))</p>"#
+        let error: String = errors.fields["mfaEnrollmentId"].map { message in
+            #"<p id="mfaEnrollmentId-error" class="error" role="alert">"# + HTML.escape(Texts.current(message)) + "</p>"
         } ?? ""
+        let describedBy = error.isEmpty ? "" : #" aria-describedby="mfaEnrollmentId-error""#
+        let legend = "<legend>" + HTML.escape(Texts.current("Choose how to confirm it's you")) + "</legend>"
         return LoginPageLayout.document(
             title: "Confirm it's you",
             content: LoginPageLayout.alert(errors.general)
                 + form("factor-form", action: "/oauth2/login/factor") {
-                    #"<fieldset id="factors"\#(error.isEmpty ? "" : #" aria-describedby="mfaEnrollmentId-error""#)>"#
-                        + "<legend>Choose how to confirm it's you</legend>" + options.joined() + error
-                        + "</fieldset>" + button("continue", "Continue")
+                    #"<fieldset id="factors"\#(describedBy)>"# + legend + options.joined() + error + "</fieldset>"
+                        + button("continue", "Continue")
                 })
     }
 
@@ -90,8 +102,10 @@ struct LoginForms {
     ) -> String {
         let lead =
             factor.flatMap { factor in
-                FactorLoginPages.fill(factor.pages.signInInstructions) { enrollment?.factorInfo[$0]?.stringValue }
-            } ?? "Enter your verification code."
+                FactorLoginPages.fill(Texts.current(factor.pages.signInInstructions)) {
+                    enrollment?.factorInfo[$0]?.stringValue
+                }
+            } ?? Texts.current("Enter your verification code.")
         var content = LoginPageLayout.alert(errors.general) + #"<p id="instructions">\#(HTML.escape(lead))</p>"#
         content += codeForm(factor?.pages.code, errors: errors)
         if let factor, factor.pages.resend, factor.descriptor.signInStart != nil { content += resendForm() }
@@ -112,7 +126,8 @@ struct LoginForms {
         let stray = errors.fields.filter { !shownFields.contains($0.key) }.sorted { $0.key < $1.key }.first?.value
         var content =
             LoginPageLayout.alert(errors.general ?? stray)
-            + #"<p id="instructions">Your account must be protected with a second factor. Set one up to continue.</p>"#
+            + LoginPageLayout.paragraph(
+                "Your account must be protected with a second factor. Set one up to continue.", id: "instructions")
         for factor in offers {
             let id = factor.id
             let typedFields = factor.pages.enrollFields.map(\.name)
@@ -126,11 +141,12 @@ struct LoginForms {
                     + (proof.isEmpty ? "" : #"<input type="hidden" name="pow-nonce" value="">"#)
                     + factor.pages.enrollFields.map { field in
                         LoginPageLayout.field(
-                            id: field.name, label: field.label, type: field.inputType,
+                            id: field.name, label: LocalizedText(field.label), type: field.inputType,
                             autocomplete: field.autocomplete, value: typed[field.name],
-                            error: errors.fields[field.name], hint: field.hint, required: field.required)
+                            error: errors.fields[field.name], hint: field.hint.map { LocalizedText($0) },
+                            required: field.required)
                     }.joined()
-                    + button("enroll-\(id)", factor.pages.enrollButton, name: Self.enrollButtonName(id))
+                    + button("enroll-\(id)", LocalizedText(factor.pages.enrollButton), name: Self.enrollButtonName(id))
             }
         }
         if offers.isEmpty {
@@ -146,20 +162,22 @@ struct LoginForms {
     func enrollFactor(_ factor: PageFactor?, _ challenge: LoginChallenge, errors: FormErrors) -> String {
         let instructions =
             factor?.pages.enrollInstructions.flatMap { template in
-                FactorLoginPages.fill(template) { challenge.fields?[$0] }
-            } ?? challenge.instructions ?? ""
+                FactorLoginPages.fill(Texts.current(template)) { challenge.fields?[$0] }
+            } ?? challenge.instructions.map { Texts.current($0) } ?? ""
         var content = LoginPageLayout.alert(errors.general)
         content += #"<p id="instructions">\#(HTML.escape(instructions))</p>"#
         if let svg = challenge.qrCodeSVG {
             content +=
-                #"<figure id="qr-code" class="qr-code" role="img" aria-label="QR code to scan">"# + svg + "</figure>"
+                #"<figure id="qr-code" class="qr-code" role="img" aria-label=""#
+                + HTML.escape(Texts.current("QR code to scan")) + #"">"# + svg + "</figure>"
         }
         if let key = challenge.manualEntryKey {
-            content += #"<p>Or type in this key: <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#
+            content += "<p>" + HTML.escape(Texts.current("Or type in this key:"))
+                + #" <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#
         }
         content += codeForm(factor?.pages.code, errors: errors)
         if factor?.pages.resend == true { content += resendForm() }
-        let title = factor.map { $0.pages.enrollTitle } ?? "Set up your second factor"
+        let title = factor.map { LocalizedText($0.pages.enrollTitle) } ?? "Set up your second factor"
         return LoginPageLayout.document(title: title, content: content)
     }
 
@@ -167,7 +185,8 @@ struct LoginForms {
     private func codeForm(_ code: FactorCodeField?, errors: FormErrors) -> String {
         form("code-form", action: "/oauth2/login/code") {
             LoginPageLayout.field(
-                id: "code", label: code?.label ?? "Verification code", type: "text", autocomplete: "one-time-code",
+                id: "code", label: LocalizedText(code?.label ?? "Verification code"), type: "text",
+                autocomplete: "one-time-code",
                 error: errors.fields["code"],
                 extra: (code?.isNumeric ?? true ? #"inputmode="numeric" pattern="[0-9]*" "# : #"autocapitalize="none" "#)
                     + #"maxlength="\#(code?.length ?? 6)" spellcheck="false""#)
@@ -184,8 +203,8 @@ struct LoginForms {
             + LoginPageLayout.hiddenInputs(flowID: flowID, csrf: csrf) + fields() + "</form>"
     }
 
-    private func button(_ id: String, _ label: String, name: String? = nil) -> String {
-        #"<button id="\#(id)" name="\#(name ?? id)" type="submit">\#(HTML.escape(label))</button>"#
+    private func button(_ id: String, _ label: LocalizedText, name: String? = nil) -> String {
+        #"<button id="\#(id)" name="\#(name ?? id)" type="submit">\#(HTML.escape(Texts.current(label)))</button>"#
     }
 
     /// How an enrolment is named on the page: its display name and its factor's `label`.

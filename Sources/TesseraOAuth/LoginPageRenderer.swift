@@ -20,10 +20,14 @@ struct LoginPageRenderer: Sendable {
         let html: String
         switch flow.step {
         case .password:
-            html = forms.password(email: typed["email"] ?? flow.request.loginHint, errors: errors)
+            let client = try await OAuthClients.find(pool, clientID: flow.request.clientID)
+            let config = try await context.services.configs.forUserMethod(pool, tenantID: flow.request.tenantID)
+            html = forms.password(
+                email: typed["email"] ?? flow.request.loginHint, errors: errors,
+                asker: (client: client?.clientName ?? flow.request.clientID, realm: config.issuerName))
         case .chooseFactor:
             let choices = flow.factors.map { enrollment in
-                (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? "Second factor")
+                (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? Texts.current("Second factor"))
             }
             html = forms.chooseFactor(choices, errors: errors)
         case .secondFactor:

@@ -89,7 +89,7 @@ struct LogoutEndpoint: Sendable {
     private func check(_ pool: PostgresPool, _ parameters: URLEncodedForm, readsHint: Bool = true) async throws
         -> Result<Request, RefusedLogout>
     {
-        let refuse = { (message: String) -> Result<Request, RefusedLogout> in
+        let refuse = { (message: LocalizedText) -> Result<Request, RefusedLogout> in
             .failure(RefusedLogout(ErrorPage.response(.badRequest, title: "Sign-out failed", message: message)))
         }
         var request = Request(state: parameters["state"])
@@ -166,7 +166,7 @@ struct LogoutEndpoint: Sendable {
             response = LoginResponse.html(
                 LoginPageLayout.document(
                     title: "Signed out",
-                    content: #"<p id="signed-out">You are signed out. You can close this page.</p>"#))
+                    content: LoginPageLayout.paragraph("You are signed out. You can close this page.", id: "signed-out")))
         }
         if clearing { try response.setCookie(SetCookie.deletion(name: context.cookies.sessionName)) }
         return response
@@ -182,13 +182,14 @@ struct LogoutEndpoint: Sendable {
         for case (let name, let value?) in fields {
             hidden += #"<input type="hidden" name="\#(name)" value="\#(HTML.escape(value))">"#
         }
-        let asker = request.client?.clientName ?? "An application"
+        let asker = request.client?.clientName ?? Texts.current("An application")
         return LoginPageLayout.document(
             title: "Sign out?",
-            content: #"<p id="instructions">\#(HTML.escape(asker)) asks to sign you out of this "#
-                + "browser.</p>"
+            content: LoginPageLayout.paragraph(
+                LocalizedText("{client} asks to sign you out of this browser.", ["client": asker]), id: "instructions")
                 + #"<form id="logout-form" method="post" action="/oauth2/logout/confirm">"# + hidden
-                + #"<button id="sign-out" name="sign-out" type="submit">Sign out</button></form>"#)
+                + #"<button id="sign-out" name="sign-out" type="submit">"# + HTML.escape(Texts.current("Sign out"))
+                + "</button></form>")
     }
 }
 

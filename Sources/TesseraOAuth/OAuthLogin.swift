@@ -72,8 +72,15 @@ public struct OAuthLogin: Sendable {
         self.context = context
     }
 
-    /// Answers `request` for `route`.
+    /// Answers `request` for `route`, in the language of ``LoginContext/language(of:uiLocales:)`` (the
+    /// authorization endpoint also reads `ui_locales`, and the client's tenant's default language).
     public func respond(to request: HTTPRequest, at route: Route) async -> HTTPResponse {
+        let uiLocales = route == .authorize ? (try? request.queryItems())?["ui_locales"] : nil
+        let texts = Texts(context.language(of: request, uiLocales: uiLocales))
+        return await Texts.$current.withValue(texts) { await answer(request, at: route) }
+    }
+
+    private func answer(_ request: HTTPRequest, at route: Route) async -> HTTPResponse {
         switch route {
         case .authorize: return await AuthorizeEndpoint(context: context).respond(request)
         case .page: return await LoginPageEndpoint(context: context).respond(request)

@@ -53,7 +53,8 @@ struct PasswordResetPages: Sendable {
             }
             do {
                 let normalized = try await context.services.accounts.sendPasswordReset(
-                    email: email, tenantID: opened.flow.request.tenantID, clientAddress: client)
+                    email: email, tenantID: opened.flow.request.tenantID, clientAddress: client,
+                    languageCode: Texts.current.language.rawValue)
                 return LoginResponse.html(opened.forms.resetSent(email: normalized))
             } catch let error as AuthError {
                 let (errors, status): (FormErrors, HTTPStatus) =
@@ -112,9 +113,12 @@ struct PasswordResetPages: Sendable {
             return LoginResponse.html(
                 LoginPageLayout.document(
                     title: "Password changed",
-                    content: #"<p id="reset-done">The password of \#(HTML.escape(email)) has been changed, and "#
-                        + "every device signed in to the account was signed out. Return to the app and sign in "
-                        + "with your new password.</p>"))
+                    content: LoginPageLayout.paragraph(
+                        LocalizedText(
+                            "The password of {email} has been changed, and every device signed in to the account was "
+                                + "signed out. Return to the app and sign in with your new password.",
+                            ["email": email]),
+                        id: "reset-done")))
         } catch let error as AuthError {
             switch error.reason {
             case .weakPassword:
@@ -154,7 +158,8 @@ struct PasswordResetPages: Sendable {
                 + LoginPageLayout.field(
                     id: "newPassword", label: "New password", type: "password", autocomplete: "new-password",
                     error: errors.fields["newPassword"], hint: "8 characters or more.", extra: #"minlength="8""#)
-                + #"<button id="reset-password" name="reset-password" type="submit">Change my password</button>"#
+                + #"<button id="reset-password" name="reset-password" type="submit">"#
+                + HTML.escape(Texts.current("Change my password")) + "</button>"
                 + "</form>")
     }
 }

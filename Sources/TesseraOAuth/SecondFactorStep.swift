@@ -120,7 +120,7 @@ struct SecondFactorStep: Sendable {
     func restart(_ pool: PostgresPool, _ opened: inout OpenedFlow, error: AuthError) async throws -> HTTPResponse {
         opened.flow.restart()
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
-        let message =
+        let message: LocalizedText =
             error.reason == .userDisabled
             ? "This account has been disabled." : "Your sign-in took too long or was withdrawn. Sign in again."
         return try await LoginPageRenderer(context: context).render(

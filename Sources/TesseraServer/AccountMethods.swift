@@ -24,6 +24,8 @@ enum AccountMethods {
         var idToken: String?
         var email: String?
         var tenantId: String?
+        /// The language of the mail (`en`, `ja`, `ru`, `fr`, or a tag of one); else the tenant's default.
+        var languageCode: String?
     }
 
     struct ResetPasswordParams: Codable, Sendable {
@@ -94,14 +96,16 @@ enum AccountMethods {
                     throw RPCError(reason: "MISSING_ID_TOKEN", status: .invalidArgument, detail: "idToken is required")
                 }
                 return SendOobCodeResult(
-                    email: try await accounts.sendVerificationEmail(idToken: idToken, tenantID: params.tenantId))
+                    email: try await accounts.sendVerificationEmail(
+                        idToken: idToken, tenantID: params.tenantId, languageCode: params.languageCode))
             case "PASSWORD_RESET":
                 guard let email = params.email, !email.isEmpty else {
                     throw AuthError(.invalidEmail, "email is required for PASSWORD_RESET.")
                 }
                 return SendOobCodeResult(
                     email: try await accounts.sendPasswordReset(
-                        email: email, tenantID: params.tenantId, clientAddress: context.clientAddress))
+                        email: email, tenantID: params.tenantId, clientAddress: context.clientAddress,
+                        languageCode: params.languageCode))
             default:
                 throw AuthError(.invalidArgument, "requestType must be VERIFY_EMAIL or PASSWORD_RESET")
             }

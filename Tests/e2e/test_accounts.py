@@ -265,6 +265,7 @@ def test_password_reset_over_rpc(public, mailbox):
         "email": email}
     mail = mailbox.wait_for(email)
     assert mail["kind"] == "password_reset" and "/reset-password?oobCode=" in mail["link"]
+    assert mail["languageCode"] == "en" and mail["subject"] == "Reset your password"
     code = mail["link"].split("oobCode=")[1].split("&")[0]
     for bad, expected in (({"oobCode": code, "newPassword": "short"}, "WEAK_PASSWORD"),
                           ({"oobCode": "made-up", "newPassword": "a new long password"}, "INVALID_OOB_CODE"),

@@ -561,6 +561,29 @@ def test_chromium_sign_in_with_a_recovery_code_once(fresh_browser, public, publi
     browser.screenshot("a used recovery code refused")
 
 
+@pytest.mark.parametrize("language, title", [("ja", "サインイン"), ("ru", "Вход")])
+def test_chromium_login_page_in_the_users_language(fresh_browser, public_url, app, receiver, language, title):
+    browser = fresh_browser
+    browser.open(authorization(public_url, app, receiver.redirect_uri, ui_locales=f"de {language}").url)
+    assert browser.title == title
+    assert browser.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+    browser.screenshot(f"login page in {language}")
+    browser.submit("forgot-password")
+    assert browser.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+
+
+def test_pages_follow_accept_language_then_the_tenants_default(public_url, admin):
+    tenant = call(admin, "tenants.create", {"tenant": {"displayName": "Langue", "defaultLanguage": "fr"}})
+    assert tenant["defaultLanguage"] == "fr"
+    app = new_app(admin, tenant["tenantId"])
+    for accept, expected in ((None, "fr"), ("ja-JP, en;q=0.5", "ja"), ("de, ru;q=0.9", "ru"), ("de", "fr")):
+        headers = {"Accept-Language": accept} if accept else {}
+        page = requests.get(authorization(public_url, app, LOOPBACK).url, headers=headers, timeout=TIMEOUT)
+        assert page.status_code == 200 and f'<html lang="{expected}">' in page.text, (accept, page.text[:200])
+    assert reason_of(admin, "tenants.create", {"tenant": {"displayName": "X", "defaultLanguage": "de"}}) \
+        == "INVALID_ARGUMENT"
+
+
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):
     browser = fresh_browser
     email = new_user(admin, tenant, "chromium-totp")

@@ -109,9 +109,12 @@ public final class Accounts: Sendable {
     /// (stored hashed). When delivery finally fails the code is deleted and the call fails with
     /// `DELIVERY_FAILED`. At most 5 such mails per user and 5 per address in an hour (``RateLimit``), then
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` with `retryAfter`. Returns the address mailed.
-    public func sendVerificationEmail(idToken: String, tenantID: String?) async throws -> String {
+    public func sendVerificationEmail(idToken: String, tenantID: String?, languageCode: String? = nil) async throws
+        -> String
+    {
         try await database.withPool { pool in
-            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let texts = Texts(languageCode.flatMap(Language.init(tag:)) ?? config.defaultLanguage ?? .en)
             let (_, user) = try await self.tokens.verify(
                 pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
             guard let address = user.email else {
@@ -126,10 +129,11 @@ public final class Accounts: Sendable {
                 [code.digest, user.userID, "VERIFY_EMAIL", address, self.clock.now().addingTimeInterval(Self.oobCodeLifetime)])
             let link = self.link(code: code.secret, tenantID: tenantID)
             let message = EmailMessage(
-                to: address, subject: "Verify your e-mail address",
-                text: "Follow this link to verify your e-mail address:\n\n\(link)\n\n"
-                    + "If you did not ask for this, ignore this message.",
-                kind: "verify_email", link: link, tenantId: tenantID)
+                to: address, subject: texts("Verify your e-mail address"),
+                text: texts(
+                    "Follow this link to verify your e-mail address:\n\n{link}\n\n"
+                        + "If you did not ask for this, ignore this message.", ["link": link]),
+                kind: "verify_email", link: link, tenantId: tenantID, languageCode: texts.language.rawValue)
             do {
                 try await self.email.send(message)
             } catch {
@@ -156,13 +160,14 @@ public final class Accounts: Sendable {
     /// whether or not it has an account: the mail goes out after the answer, and a failed delivery voids the code
     /// without saying so, so neither the answer nor its timing tells who has an account. 5 asks per address and
     /// 30 per client address an hour (counted for unknown addresses too), then `TOO_MANY_ATTEMPTS_TRY_LATER`.
-    public func sendPasswordReset(email rawEmail: String, tenantID: String?, clientAddress: String?) async throws
-        -> String
-    {
+    public func sendPasswordReset(
+        email rawEmail: String, tenantID: String?, clientAddress: String?, languageCode: String? = nil
+    ) async throws -> String {
         let email = try EmailAddress.normalize(rawEmail)
         let now = clock.now()
         let mail: (message: EmailMessage, codeDigest: [UInt8])? = try await database.withPool { pool in
-            _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
+            let texts = Texts(languageCode.flatMap(Language.init(tag:)) ?? config.defaultLanguage ?? .en)
             try await Self.resetsPerAddress.admit(pool, key: "\(tenantID ?? ""):\(email)", now: now)
             if let clientAddress { try await Self.resetsPerClient.admit(pool, key: clientAddress, now: now) }
             guard let user = try await UserStore.find(pool, email: email, tenantID: tenantID), !user.disabled,
@@ -175,10 +180,12 @@ public final class Accounts: Sendable {
             var link = "\(self.tokens.issuer)/reset-password?oobCode=\(code.secret)"
             if let tenantID { link += "&tenantId=\(tenantID)" }
             let message = EmailMessage(
-                to: address, subject: "Reset your password",
-                text: "Follow this link to choose a new password (it works for one hour, once):\n\n\(link)\n\n"
-                    + "If you did not ask for this, ignore this message: your password stays as it is.",
-                kind: "password_reset", link: link, tenantId: tenantID)
+                to: address, subject: texts("Reset your password"),
+                text: texts(
+                    "Follow this link to choose a new password (it works for one hour, once):\n\n{link}\n\n"
+                        + "If you did not ask for this, ignore this message: your password stays as it is.",
+                    ["link": link]),
+                kind: "password_reset", link: link, tenantId: tenantID, languageCode: texts.language.rawValue)
             return (message, code.digest)
         }
         if let mail {

@@ -24,6 +24,9 @@ public struct EffectiveConfig: Sendable, Hashable {
     public var issuerName: String
     /// The tenant, or nil at project level.
     public var tenantId: String?
+    /// The tenant's `defaultLanguage`: the pages' language when neither `ui_locales` nor `Accept-Language` names a
+    /// known one; nil at project level (English).
+    public var defaultLanguage: Language?
 
     /// Resolves the settings of a tenant, or of the project level when `tenant` is nil.
     public init(project: ProjectConfig, tenant: Tenant? = nil) {
@@ -37,6 +40,7 @@ public struct EffectiveConfig: Sendable, Hashable {
             disabled = false
             issuerName = project.displayName
             tenantId = nil
+            defaultLanguage = nil
             return
         }
         mfa = tenant.mfaConfig ?? project.mfa
@@ -48,5 +52,6 @@ public struct EffectiveConfig: Sendable, Hashable {
         disabled = tenant.disableAuth
         issuerName = tenant.displayName
         tenantId = tenant.tenantId
+        defaultLanguage = tenant.defaultLanguage
     }
 }

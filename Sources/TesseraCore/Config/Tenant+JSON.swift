@@ -6,7 +6,7 @@ extension Tenant {
     /// The keys of the settable fields.
     static let settableKeys = [
         "displayName", "allowPasswordSignup", "enablePhoneSignIn", "disableAuth", "mfaConfig", "testPhoneNumbers",
-        "smsRegionConfig", "smsDailyQuota",
+        "smsRegionConfig", "smsDailyQuota", "defaultLanguage",
     ]
 
     /// Reads a `Tenant` strictly for the tenant `tenantId` (the one being created or written), filling defaults.
@@ -17,6 +17,7 @@ extension Tenant {
     ///   `testPhoneNumbers` as the project's. Omitted or `null` means "inherit".
     /// - `tenantId`, `name`, `effectiveMfaConfig`: output fields that clients round-trip; they are ignored, except that
     ///   a `tenantId` other than `tenantId` or a `name` other than `tenants/<tenantId>` is `INVALID_ARGUMENT`.
+    /// - `defaultLanguage`: one of `en`, `ja`, `ru`, `fr`, else `INVALID_ARGUMENT`; omitted or `null`: English.
     /// - any other key: `INVALID_ARGUMENT` naming it.
     public init(json: JSONObject, tenantId: String, at path: JSONPath = JSONPath()) throws(AuthError) {
         try ConfigJSON.requireKnownKeys(
@@ -37,6 +38,13 @@ extension Tenant {
         if let value = ConfigJSON.member("disableAuth", of: json) {
             disableAuth = try ConfigJSON.bool(value, at: path.appending("disableAuth"))
         }
+        if let value = ConfigJSON.member("defaultLanguage", of: json) {
+            guard let tag = value.stringValue, let language = Language(rawValue: tag) else {
+                let known = Language.allCases.map(\.rawValue).joined(separator: ", ")
+                throw AuthError(.invalidArgument, "\(path.appending("defaultLanguage")) must be one of \(known)")
+            }
+            defaultLanguage = language
+        }
         try readOverrides(json, at: path)
     }
 
@@ -54,6 +62,7 @@ extension Tenant {
         if let testPhoneNumbers { object["testPhoneNumbers"] = .object(TestPhoneNumbers.json(testPhoneNumbers)) }
         if let smsRegionConfig { object["smsRegionConfig"] = .object(smsRegionConfig.json) }
         if let smsDailyQuota { object["smsDailyQuota"] = .integer(Int64(smsDailyQuota)) }
+        if let defaultLanguage { object["defaultLanguage"] = .string(defaultLanguage.rawValue) }
         return object
     }
 

@@ -22,6 +22,9 @@ public struct Tenant: Sendable, Hashable {
     public var smsRegionConfig: SMSRegionConfig?
     /// The tenant's daily SMS quota, or nil to use the project's.
     public var smsDailyQuota: Int?
+    /// The language of the login pages and mails when the browser names none Tessera knows (`en`, `ja`, `ru`,
+    /// `fr`); nil for English. An extension of API §5.
+    public var defaultLanguage: Language?
 
     /// The resource name, `tenants/<tenantId>` (output only in JSON).
     public var name: String { "tenants/\(tenantId)" }

@@ -8,4 +8,20 @@ public struct EmailMessage: Codable, Sendable, Equatable {
     public var kind: String
     public var link: String
     public var tenantId: String?
+    /// The language the text is written in (`en`, `ja`, `ru`, `fr`).
+    public var languageCode: String?
+
+    /// A message with every part given.
+    public init(
+        to: String, subject: String, text: String, kind: String, link: String, tenantId: String?,
+        languageCode: String? = nil
+    ) {
+        self.to = to
+        self.subject = subject
+        self.text = text
+        self.kind = kind
+        self.link = link
+        self.tenantId = tenantId
+        self.languageCode = languageCode
+    }
 }
