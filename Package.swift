@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "TesseraOAuth",
             dependencies: [
-                "MultiFactor", "TesseraCore", "TesseraCrypto", "TesseraPostgres", "TesseraHTTP", "TesseraJSON",
+                "MultiFactor", "PhoneSignIn", "TesseraCore", "TesseraCrypto", "TesseraPostgres", "TesseraHTTP", "TesseraJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -235,7 +235,7 @@ let package = Package(
             name: "TesseraOAuthTests",
             dependencies: [
                 "TesseraOAuth", "TesseraCore", "TesseraTestSupport", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP",
-                "TesseraJSON", "MultiFactor", "TOTPFactor", "PhoneCodes", "TesseraServer", "TesseraLoop",
+                "TesseraJSON", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneSignIn", "TesseraServer", "TesseraLoop",
             ],
             swiftSettings: swiftSettings
         ),

@@ -44,9 +44,12 @@ public final class PhoneSignIn: Sendable {
     /// verification and the send limits: refusing it here would tell anyone, for free, which numbers are second
     /// factors. Its owner learns it at sign-in, with the right code (`UNSUPPORTED_FIRST_FACTOR`); anyone else only
     /// ever sees `INVALID_CODE`.
+    ///
+    /// `appVerifiedByServer` is the login pages' call: the server vouches for itself as a first-party app (after
+    /// its own proof of work and per-browser limit), as for the SMS factor's pages; every send limit still applies.
     public func sendVerificationCode(
         phoneNumber: String?, tenantID: String?, appVerification: JSONObject?, languageCode: String?,
-        clientAddress: String?
+        clientAddress: String?, appVerifiedByServer: Bool = false
     ) async throws -> String {
         try await services.database.withPool { pool in
             let config = try await self.config(pool, tenantID: tenantID)
@@ -58,7 +61,8 @@ public final class PhoneSignIn: Sendable {
                 pool,
                 SMSCodeIssuer.Request(
                     phoneNumber: phoneNumber, kind: .phoneSignIn, sessionInfo: handle.secret, credential: credential,
-                    config: config, languageCode: languageCode, clientAddress: clientAddress, now: now))
+                    config: config, languageCode: languageCode, clientAddress: clientAddress,
+                    appVerifiedByServer: appVerifiedByServer, now: now))
             try await pool.query(
                 """
                 INSERT INTO phone_sign_in_sessions (handle_hash, tenant_id, phone_number, code_digest, expires_at)
@@ -74,6 +78,19 @@ public final class PhoneSignIn: Sendable {
     /// tenant's, `SESSION_EXPIRED`, `TOO_MANY_ATTEMPTS_TRY_LATER`; `INVALID_CODE`; `UNSUPPORTED_FIRST_FACTOR` when
     /// the number is a multi-factor user's (said only after the right code); `USER_DISABLED`.
     public func signIn(sessionInfo: String?, code: String?, tenantID: String?) async throws -> TokenResult {
+        let (outcome, phoneNumber, isNew) = try await signInOutcome(
+            sessionInfo: sessionInfo, code: code, tenantID: tenantID)
+        guard case .tokens(var result) = outcome else { throw Self.unsupported }
+        result.phoneNumber = phoneNumber
+        result.isNewUser = isNew
+        return result
+    }
+
+    /// ``signIn(sessionInfo:code:tenantID:)`` for the login pages: the router's outcome as it is (tokens, which
+    /// may demand an enrolment under `MANDATORY`), with the number and whether its account is new.
+    public func signInOutcome(sessionInfo: String?, code: String?, tenantID: String?) async throws
+        -> (outcome: SignInOutcome, phoneNumber: String, isNew: Bool)
+    {
         guard let sessionInfo, !sessionInfo.isEmpty else {
             throw AuthError(.missingSessionInfo, "sessionInfo is required.")
         }
@@ -97,13 +114,8 @@ public final class PhoneSignIn: Sendable {
                 return try await self.services.accounts.phoneUser(
                     transaction, phoneNumber: session.phoneNumber, tenantID: tenantID, now: now)
             }
-            guard
-                case .tokens(var result) = try await self.router.completeFirstFactor(
-                    pool, user: user, provider: "phone", config: config)
-            else { throw Self.unsupported }
-            result.phoneNumber = session.phoneNumber
-            result.isNewUser = isNew
-            return result
+            let outcome = try await self.router.completeFirstFactor(pool, user: user, provider: "phone", config: config)
+            return (outcome, session.phoneNumber, isNew)
         }
     }
 

@@ -129,7 +129,7 @@ struct EnrollmentStep: Sendable {
             if let value = typed[field.name], !value.isEmpty { info[field.infoKey] = .string(value) }
         }
         var request = EnrollmentStartRequest(
-            idToken: idToken, tenantID: opened.flow.request.tenantID, languageCode: nil,
+            idToken: idToken, tenantID: opened.flow.request.tenantID, languageCode: Texts.current.language.rawValue,
             factor: factor.descriptor.id, info: info)
         request.clientAddress = client
         request.appVerifiedByServer = true

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import MultiFactor
+import PhoneSignIn
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
@@ -18,6 +19,8 @@ struct LoginContext: Sendable {
     let logger: Logger
     /// The proof of work asked before a code goes to an address the user typed.
     var proofOfWork = LoginProofOfWork.standard
+    /// Phone sign-in, which the pages offer where the tenant enables it; nil: never offered.
+    var phoneSignIn: PhoneSignIn?
 
     /// The time now, by the services' clock.
     var now: Date { services.clock.now() }

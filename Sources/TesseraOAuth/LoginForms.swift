@@ -15,7 +15,9 @@ struct LoginForms {
 
     /// E-mail and password, saying which app asks (`clientName`) for an account of which realm (the tenant's
     /// display name, or the project's).
-    func password(email: String?, errors: FormErrors, asker: (client: String, realm: String)) -> String {
+    func password(
+        email: String?, errors: FormErrors, asker: (client: String, realm: String), offersPhone: Bool = false
+    ) -> String {
         LoginPageLayout.document(
             title: "Sign in",
             content: LoginPageLayout.paragraph(
@@ -34,7 +36,58 @@ struct LoginForms {
                         + button("sign-in", "Sign in")
                 }
                 + #"<p><a id="forgot-password" href="/oauth2/login/forgot?flow=\#(PercentEncoding.encode(flowID))">"#
-                + HTML.escape(Texts.current("Forgot your password?")) + "</a></p>")
+                + HTML.escape(Texts.current("Forgot your password?")) + "</a></p>"
+                + (offersPhone ? phoneChoice() : ""))
+    }
+
+    /// The password page's way to phone sign-in, where the tenant allows it.
+    func phoneChoice() -> String {
+        form("phone-choice-form", action: "/oauth2/login/phone") {
+            #"<input type="hidden" name="method" value="phone">"# + button("use-phone", "Sign in with a phone number")
+        }
+    }
+
+    /// Phone sign-in: the number to send a code to (with the page's proof of work), and the way back to e-mail and
+    /// password.
+    func phoneNumber(typed: String?, errors: FormErrors) -> String {
+        let proof =
+            proofOfWork.bits == 0
+            ? ""
+            : #" data-pow-bits="\#(proofOfWork.bits)" data-pow-challenge="\#(LoginProofOfWork.challenge(flowID: flowID))""#
+                + #" data-pow-fields="phoneNumber""#
+        return LoginPageLayout.document(
+            title: "Sign in with your phone",
+            content: LoginPageLayout.alert(errors.general)
+                + LoginPageLayout.paragraph("We will send a code by SMS to this number.", id: "instructions")
+                + form("phone-number-form", action: "/oauth2/login/phone/send", attributes: proof) {
+                    (proof.isEmpty ? "" : #"<input type="hidden" name="pow-nonce" value="">"#)
+                        + LoginPageLayout.field(
+                            id: "phoneNumber", label: "Phone number", type: "tel", autocomplete: "tel", value: typed,
+                            error: errors.fields["phoneNumber"],
+                            hint: "In international format, for example +15555550100.",
+                            // The country hint: an example number of the page language's country.
+                            extra: #"placeholder="\#(HTML.escape(Texts.current("+1 555 555 0100")))""#)
+                        + button("send-code", "Send the code")
+                }
+                + form("password-choice-form", action: "/oauth2/login/phone") {
+                    #"<input type="hidden" name="method" value="password">"#
+                        + button("use-password", "Use e-mail and password")
+                },
+            script: !proof.isEmpty)
+    }
+
+    /// Phone sign-in: the code sent to `number`, a resend, and a way to another number.
+    func phoneCode(number: String, errors: FormErrors) -> String {
+        LoginPageLayout.document(
+            title: "Enter your code",
+            content: LoginPageLayout.alert(errors.general)
+                + LoginPageLayout.paragraph(
+                    LocalizedText("Enter the 6-digit code we sent by SMS to {phoneNumber}.", ["phoneNumber": number]),
+                    id: "instructions")
+                + codeForm(FactorCodeField(infoKey: "code"), errors: errors) + resendForm()
+                + form("another-number-form", action: "/oauth2/login/phone") {
+                    #"<input type="hidden" name="method" value="phone">"# + button("another-number", "Use another number")
+                })
     }
 
     /// The address to mail a password-reset link to, and the way back to the password page.

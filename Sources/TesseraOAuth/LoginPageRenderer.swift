@@ -24,7 +24,12 @@ struct LoginPageRenderer: Sendable {
             let config = try await context.services.configs.forUserMethod(pool, tenantID: flow.request.tenantID)
             html = forms.password(
                 email: typed["email"] ?? flow.request.loginHint, errors: errors,
-                asker: (client: client?.clientName ?? flow.request.clientID, realm: config.issuerName))
+                asker: (client: client?.clientName ?? flow.request.clientID, realm: config.issuerName),
+                offersPhone: context.phoneSignIn != nil && config.phoneSignInEnabled)
+        case .phoneNumber:
+            html = forms.phoneNumber(typed: typed["phoneNumber"], errors: errors)
+        case .phoneCode:
+            html = forms.phoneCode(number: flow.challenge?.fields?["phoneNumber"] ?? "", errors: errors)
         case .chooseFactor:
             let choices = flow.factors.map { enrollment in
                 (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? Texts.current("Second factor"))

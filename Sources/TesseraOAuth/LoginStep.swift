@@ -14,4 +14,8 @@ enum LoginStep: String, Sendable {
     case chooseEnrollment = "choose_enrollment"
     /// The enrolment of the flow's factor: what its display shows (a QR code and key, instructions), then a code.
     case enrollFactor = "enroll_factor"
+    /// Phone sign-in: the number to send a code to.
+    case phoneNumber = "phone_number"
+    /// Phone sign-in: the code sent to the number (the flow's challenge holds its `sessionInfo` and the number).
+    case phoneCode = "phone_code"
 }

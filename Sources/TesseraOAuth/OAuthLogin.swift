@@ -1,6 +1,7 @@
 public import Logging
 public import MultiFactor
 public import TesseraCore
+public import PhoneSignIn
 public import TesseraHTTP
 
 /// The authorization endpoint and the login pages (API §6, docs/login-pages.md) as handlers from ``HTTPRequest``
@@ -28,6 +29,10 @@ public struct OAuthLogin: Sendable {
         /// `POST /oauth2/login/enroll`: `factor` (a factor id: `totp`, `phone`) and the fields it declares
         /// (`phoneNumber`).
         case enroll = "/oauth2/login/enroll"
+        /// `POST /oauth2/login/phone`: `method` `phone` (to phone sign-in) or `password` (back).
+        case phone = "/oauth2/login/phone"
+        /// `POST /oauth2/login/phone/send`: `phoneNumber`, and the page's `pow-nonce`.
+        case sendPhoneCode = "/oauth2/login/phone/send"
         /// `GET /oauth2/login/forgot`: the address to mail a password-reset link to.
         case forgotPassword = "/oauth2/login/forgot"
         /// `POST /oauth2/login/forgot/send`: `email`.
@@ -63,12 +68,13 @@ public struct OAuthLogin: Sendable {
     /// asks none, for tests).
     public init(
         services: CoreServices, router: MultiFactorRouter, issuer: String, trustedProxies: [IPNetwork] = [],
-        logger: Logger, proofOfWorkBits: Int = 16
+        logger: Logger, proofOfWorkBits: Int = 16, phoneSignIn: PhoneSignIn? = nil
     ) {
         var context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
             trustedProxies: trustedProxies, logger: logger)
         context.proofOfWork = LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32)))
+        context.phoneSignIn = phoneSignIn
         self.context = context
     }
 
@@ -92,7 +98,8 @@ public struct OAuthLogin: Sendable {
         case .resetPassword: return await PasswordResetPages(context: context).reset(request)
         case .logout: return await LogoutEndpoint(context: context).respond(request)
         case .confirmLogout: return await LogoutEndpoint(context: context).confirm(request)
-        case .password, .factor, .code, .resend, .enroll: return await submit(request, to: route)
+        case .password, .factor, .code, .resend, .enroll, .phone, .sendPhoneCode:
+            return await submit(request, to: route)
         }
     }
 
@@ -119,6 +126,14 @@ public struct OAuthLogin: Sendable {
                 return try await SecondFactorStep(context: context).verify(pool, opened, code: code)
             case (.code, .enrollFactor):
                 return try await EnrollmentStep(context: context).verify(pool, opened, code: code)
+            case (.code, .phoneCode):
+                return try await PhoneSignInStep(context: context).verify(pool, opened, code: code)
+            case (.resend, .phoneCode):
+                return try await PhoneSignInStep(context: context).resend(pool, opened, client: client)
+            case (.phone, _):
+                return try await PhoneSignInStep(context: context).choose(pool, opened, method: form["method"])
+            case (.sendPhoneCode, .phoneNumber):
+                return try await PhoneSignInStep(context: context).send(pool, opened, form: form, client: client)
             case (.resend, .secondFactor):
                 return try await SecondFactorStep(context: context).resend(pool, opened, client: client)
             case (.resend, .enrollFactor):

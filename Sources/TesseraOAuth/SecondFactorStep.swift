@@ -51,7 +51,7 @@ struct SecondFactorStep: Sendable {
         }
         var start = SignInStartRequest(
             pendingCredential: credential, enrollmentID: enrollmentID, tenantID: opened.flow.request.tenantID,
-            languageCode: nil, info: nil)
+            languageCode: Texts.current.language.rawValue, info: nil)
         start.clientAddress = client
         start.appVerifiedByServer = true
         do {

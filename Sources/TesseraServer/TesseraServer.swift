@@ -69,7 +69,7 @@ public final class TesseraServer: Sendable {
                     services: services, factors: directory,
                     login: OAuthLogin(
                         services: services, router: multiFactor, issuer: configuration.issuer,
-                        trustedProxies: configuration.trustedProxies, logger: logger)),
+                        trustedProxies: configuration.trustedProxies, logger: logger, phoneSignIn: phoneSignIn)),
                 logger: logger)
         }
         adminServer = configuration.adminListen.map { address in

@@ -155,7 +155,7 @@ import TesseraTestSupport
             #expect(try await reason {
                 _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil)
             } == .tooManyAttemptsTryLater)
-            let client = "198.51.100.\(UInt8.random(in: 1...254))"
+            let client = "2001:db8::\(String(UInt32.random(in: 1 ... .max), radix: 16))"
             for _ in 0..<30 {
                 _ = try await accounts.sendPasswordReset(email: CoreHarness.email(), tenantID: nil, clientAddress: client)
             }

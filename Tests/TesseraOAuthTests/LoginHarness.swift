@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import MultiFactor
 import PhoneCodes
+import PhoneSignIn
 import Synchronization
 import TOTPFactor
 import TesseraCore
@@ -38,7 +39,8 @@ struct LoginHarness {
             let router = MultiFactorRouter(
                 services: core.services, registry: registry, logger: Logger(label: "login-test"))
             let login = OAuthLogin(
-                services: core.services, router: router, issuer: issuer, logger: Logger(label: "login-test"))
+                services: core.services, router: router, issuer: issuer, logger: Logger(label: "login-test"),
+                phoneSignIn: PhoneSignIn(services: core.services, router: router, codes: codes))
             return try await body(LoginHarness(core: core, sms: sms, router: router, login: login))
         }
     }

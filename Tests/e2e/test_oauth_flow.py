@@ -584,6 +584,30 @@ def test_pages_follow_accept_language_then_the_tenants_default(public_url, admin
         == "INVALID_ARGUMENT"
 
 
+def test_chromium_phone_sign_in_with_a_test_number(fresh_browser, public_url, admin, receiver):
+    browser = fresh_browser
+    number = new_number()
+    tenant = call(admin, "tenants.create", {"tenant": {
+        "displayName": "Phone pages", "testPhoneNumbers": {number: "246810"}}})["tenantId"]
+    app = new_app(admin, tenant)
+    auth = authorization(public_url, app, receiver.redirect_uri)
+    before = len(receiver.received)
+    browser.open(auth.url)
+    browser.submit("use-phone")
+    assert browser.has("phone-number-form"), browser.url
+    browser.fill("phoneNumber", number[:2] + " " + number[2:])
+    browser.screenshot("phone sign-in: the number")
+    browser.submit("send-code")  # login.js does the page's proof of work first
+    assert browser.has("code-form") and number in browser.text("instructions"), browser.url
+    browser.fill("code", "135790")
+    browser.submit("verify")
+    assert browser.has("code-error")
+    browser.fill("code", "246810")
+    browser.submit("verify")
+    code = landed(browser, receiver, before, auth, public_url, "landing page after phone sign-in")
+    assert claims_of_code(public_url, app, receiver, auth, code)["amr"] == ["sms"]
+
+
 def test_chromium_totp_second_factor(fresh_browser, public, public_url, admin, tenant, app, receiver):
     browser = fresh_browser
     email = new_user(admin, tenant, "chromium-totp")

@@ -335,6 +335,33 @@ enum CatalogueFR {
         Sign out
         = Se déconnecter
 
+        Sign in with a phone number
+        = Se connecter avec un numéro de téléphone
+
+        +1 555 555 0100
+        = +33 6 12 34 56 78
+
+        Sign in with your phone
+        = Connexion par téléphone
+
+        We will send a code by SMS to this number.
+        = Nous enverrons un code par SMS à ce numéro.
+
+        Send the code
+        = Envoyer le code
+
+        Use e-mail and password
+        = Utiliser l’e-mail et le mot de passe
+
+        Use another number
+        = Utiliser un autre numéro
+
+        Enter your phone number.
+        = Saisissez votre numéro de téléphone.
+
+        This number protects an account as its second factor. Sign in with that account's e-mail address and password.
+        = Ce numéro protège un compte comme second facteur. Connectez-vous avec l’adresse e-mail et le mot de passe de ce compte.
+
         Authenticator app
         = Application d’authentification
 

@@ -335,6 +335,33 @@ enum CatalogueJA {
         Sign out
         = サインアウト
 
+        Sign in with a phone number
+        = 電話番号でサインイン
+
+        +1 555 555 0100
+        = +81 90 1234 5678
+
+        Sign in with your phone
+        = 電話でサインイン
+
+        We will send a code by SMS to this number.
+        = この番号にSMSでコードを送信します。
+
+        Send the code
+        = コードを送信
+
+        Use e-mail and password
+        = メールアドレスとパスワードを使う
+
+        Use another number
+        = 別の番号を使う
+
+        Enter your phone number.
+        = 電話番号を入力してください。
+
+        This number protects an account as its second factor. Sign in with that account's e-mail address and password.
+        = この番号はアカウントの2段階認証として使われています。そのアカウントのメールアドレスとパスワードでサインインしてください。
+
         Authenticator app
         = 認証アプリ
 

@@ -335,6 +335,33 @@ enum CatalogueRU {
         Sign out
         = Выйти
 
+        Sign in with a phone number
+        = Войти по номеру телефона
+
+        +1 555 555 0100
+        = +7 912 345 67 89
+
+        Sign in with your phone
+        = Вход по телефону
+
+        We will send a code by SMS to this number.
+        = Мы отправим код по SMS на этот номер.
+
+        Send the code
+        = Отправить код
+
+        Use e-mail and password
+        = Войти по адресу почты и паролю
+
+        Use another number
+        = Другой номер
+
+        Enter your phone number.
+        = Введите номер телефона.
+
+        This number protects an account as its second factor. Sign in with that account's e-mail address and password.
+        = Этот номер защищает учётную запись как второй фактор. Войдите с адресом почты и паролем этой учётной записи.
+
         Authenticator app
         = Приложение-аутентификатор
 
