@@ -56,6 +56,8 @@ public struct RecoveryCodeFactor: Factor {
             enrollmentLifetime: Self.enrollmentLifetime,
             loginPages: FactorLoginPages(
                 enrollButton: "Make recovery codes", enrollTitle: "Save your recovery codes",
+                enrollInstructions: "Write these codes down or print them, and keep them somewhere safe: each works "
+                    + "once, if you lose your other second factor. Then enter one of them to confirm.",
                 enrollmentLabel: "Recovery code",
                 signInInstructions: "Enter one of your recovery codes. Each code works once.",
                 code: FactorCodeField(infoKey: "code", label: "Recovery code", length: 14, isNumeric: false)),

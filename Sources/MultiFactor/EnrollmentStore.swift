@@ -47,6 +47,13 @@ enum EnrollmentStore {
         return try result[0].decode(Int.self, at: 0)
     }
 
+    /// Replaces what the owner sees of enrolment `enrollmentID`.
+    static func setPublicInfo(_ db: some SQLRunner, _ info: JSONObject, enrollmentID: String) async throws {
+        try await db.query(
+            "UPDATE mfa_enrollments SET public_info = $2::text::jsonb WHERE enrollment_id = $1",
+            [enrollmentID, JSONValue.object(info).description])
+    }
+
     /// Deletes every enrolment of `factor` of `userID`; returns how many there were.
     static func deleteAll(_ db: some SQLRunner, userID: String, factor: FactorID) async throws -> Int {
         try await db.query(

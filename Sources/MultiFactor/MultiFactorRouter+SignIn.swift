@@ -75,6 +75,16 @@ extension MultiFactorRouter {
                     try await PendingCredentials.consume(transaction, credential)
                     try await EnrollmentStore.record(
                         transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id)
+                    if let state = verdict.state {
+                        // What the owner sees may follow the state (the recovery codes left): every reader of the
+                        // stored public info (an admin's users.get) then sees it too.
+                        var moved = enrollment
+                        moved.state = state
+                        let shown = factor.publicInfo(of: moved, masked: false)
+                        if shown != enrollment.publicInfo {
+                            try await EnrollmentStore.setPublicInfo(transaction, shown, enrollmentID: enrollment.id)
+                        }
+                    }
                     try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
                     if factor.descriptor.isBackup {
                         try await Self.auditBackupUse(

@@ -87,7 +87,9 @@ struct EnrollmentStep: Sendable {
         return context.nextPage(opened)
     }
 
-    /// `POST /oauth2/login/code` while enrolling: finalizes the enrolment, which signs in with the new factor.
+    /// `POST /oauth2/login/code` while enrolling: finalizes the enrolment, which signs in with the new factor. When
+    /// the configuration enables a backup factor (recovery codes), its set is made next, on the same kind of page,
+    /// and the sign-in completes once the user has confirmed one of its codes.
     func verify(_ pool: PostgresPool, _ opened: OpenedFlow, code: String) async throws -> HTTPResponse {
         var opened = opened
         let renderer = LoginPageRenderer(context: context)
@@ -113,7 +115,20 @@ struct EnrollmentStep: Sendable {
             let (errors, status) = LoginErrorMessages.describe(error)
             return try await renderer.render(pool, opened, errors: errors, status: status)
         }
+        if !factor.descriptor.isBackup, let backup = try await backupOffer(pool, opened) {
+            opened.flow.credential = tokens.idToken
+            try await begin(pool, &opened, factor: backup, typed: [:], client: nil)
+            try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
+            return context.nextPage(opened)
+        }
         return try await LoginCompletion(context: context).finish(pool, opened, tokens: tokens)
+    }
+
+    /// The backup factor (recovery codes) the flow's tenant enables and the pages can drive, if any.
+    private func backupOffer(_ pool: PostgresPool, _ opened: OpenedFlow) async throws -> PageFactor? {
+        let config = try await context.services.configs.forUserMethod(pool, tenantID: opened.flow.request.tenantID)
+        return try await context.factors().factors.first { $0.descriptor.isBackup && $0.isEnabled(by: config.mfa) }
+            .flatMap { PageFactor($0.descriptor) }
     }
 
     /// Starts an enrolment of `factor` with the `typed` fields as its info and moves the flow to its enrolment

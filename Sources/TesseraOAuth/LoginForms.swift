@@ -224,7 +224,12 @@ struct LoginForms {
                 #"<figure id="qr-code" class="qr-code" role="img" aria-label=""#
                 + HTML.escape(Texts.current("QR code to scan")) + #"">"# + svg + "</figure>"
         }
-        if let key = challenge.manualEntryKey {
+        if let key = challenge.manualEntryKey, factor?.descriptor.isBackup == true {
+            // A backup factor's key is its set of codes, shown once: one per line.
+            content += #"<ol id="recovery-codes">"#
+                + key.split(separator: " ").map { "<li><code>" + HTML.escape(String($0)) + "</code></li>" }.joined()
+                + "</ol>"
+        } else if let key = challenge.manualEntryKey {
             content += "<p>" + HTML.escape(Texts.current("Or type in this key:"))
                 + #" <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#
         }

@@ -121,6 +121,11 @@ import Testing
             // The code shown at enrolment confirmation stays usable.
             _ = try await Self.signIn(mfa, user.email, code: codes[3], tenantID: tenant, enrollmentID: set)
             #expect(try await Self.remaining(mfa, signedIn.idToken, tenantID: tenant) == 7)
+            // The stored view follows, for every reader of it (an admin's users.get).
+            let stored = try await Self.rows(
+                mfa, "SELECT public_info->'recoveryCodeInfo'->>'remaining' FROM mfa_enrollments WHERE enrollment_id = $1",
+                [set])
+            #expect(stored == [["7"]])
             let audited = try await Self.rows(
                 mfa, "SELECT actor_key_id, method, after->'factorInfo'->'recoveryCodeInfo'->>'remaining' FROM audit_events "
                     + "WHERE target = $1 ORDER BY occurred_at, after->'factorInfo'->'recoveryCodeInfo'->>'remaining' DESC",

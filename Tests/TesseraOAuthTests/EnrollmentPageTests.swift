@@ -43,6 +43,40 @@ struct EnrollmentPageTests {
         }
     }
 
+    @Test("with recovery codes enabled, the pages make a set after the first factor and confirm one of its codes")
+    func recoveryCodesAfterTheFirstFactor() async throws {
+        try await LoginHarness.run { harness in
+            let tenant = try await harness.tenant([
+                "mfaConfig": [
+                    "state": "MANDATORY",
+                    "providerConfigs": [
+                        ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 1]],
+                        ["state": "ENABLED", "recoveryCodeProviderConfig": [:]],
+                    ],
+                ]
+            ])
+            let client = try await harness.client(tenantID: tenant)
+            let user = try await harness.user(tenantID: tenant)
+            var browser = harness.browser()
+            let choice = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
+            // Recovery codes are never the one factor MANDATORY asks for.
+            #expect(Page(choice).form("enroll-totp-form") != nil && Page(choice).form("enroll-recovery-form") == nil)
+            let page = try await browser.submit(choice, form: "enroll-totp-form")
+            let secret = try Base32.decode(try #require(Page(page).text(of: "manual-entry-key")))
+            let codes = try await browser.submit(page, form: "code-form", [("code", try harness.totp(secret))])
+            #expect(codes.status.code == 200 && Page(codes).text(of: "page-title") == "Save your recovery codes")
+            let listed = Page(codes).html.split(separator: "<li><code>").dropFirst().map { $0.prefix(14) }
+            #expect(listed.count == 10)
+            let wrong = try await browser.submit(codes, form: "code-form", [("code", "0000-0000-0000")])
+            #expect(wrong.status.code == 400 && Page(wrong).contains("code-error"))
+            let done = try await browser.submit(codes, form: "code-form", [("code", String(listed[7]))])
+            #expect(try await SecondFactorPageTests.grant(harness, done).0 == "recovery")
+            let factors = try await harness.core.sql(
+                "SELECT factor FROM mfa_enrollments WHERE user_id = $1", [user.userID])
+            #expect(factors == 2)
+        }
+    }
+
     @Test("MANDATORY via phone: a bad number is shown next to the field; the SMS code enrols and issues a code")
     func phone() async throws {
         try await LoginHarness.run { harness in

@@ -754,6 +754,8 @@ def test_recovery_codes_over_rpc(public, admin):
     assert reason_of(public, "mfaSignIn.finalize", use(7)) == "INVALID_ARGUMENT"
     mfa_info = call(public, "accounts.lookup", with_tenant({"idToken": signed_in["idToken"]}, tenant))["user"]["mfaInfo"]
     assert [entry.get("recoveryCodeInfo") for entry in mfa_info if "recoveryCodeInfo" in entry] == [{"remaining": 9}]
+    seen_by_admin = call(admin, "users.get", {"tenantId": tenant, "localId": tokens["localId"]})["mfaInfo"]
+    assert [entry["recoveryCodeInfo"] for entry in seen_by_admin if "recoveryCodeInfo" in entry] == [{"remaining": 9}]
     audited = psql(f"SELECT actor_key_id, method FROM audit_events WHERE target LIKE '%/mfaEnrollments/{recovery_id}'")
     assert audited.split() == [f"user:{tokens['localId']}|mfaSignIn.finalize"]
     # A config entry with anything inside is refused.

@@ -410,6 +410,9 @@ enum CatalogueFR {
         Save your recovery codes
         = Enregistrez vos codes de récupération
 
+        Write these codes down or print them, and keep them somewhere safe: each works once, if you lose your other second factor. Then enter one of them to confirm.
+        = Notez ou imprimez ces codes et gardez-les en lieu sûr : chacun fonctionne une fois, si vous perdez votre autre second facteur. Saisissez ensuite l’un d’eux pour confirmer.
+
         Enter one of your recovery codes. Each code works once.
         = Saisissez l’un de vos codes de récupération. Chaque code ne fonctionne qu’une fois.
 

@@ -410,6 +410,9 @@ enum CatalogueJA {
         Save your recovery codes
         = リカバリーコードを保存
 
+        Write these codes down or print them, and keep them somewhere safe: each works once, if you lose your other second factor. Then enter one of them to confirm.
+        = これらのコードを書き留めるか印刷して、安全な場所に保管してください。もう一方の2段階認証を失ったときに、各コードを1回だけ使えます。確認のため、そのうちの1つを入力してください。
+
         Enter one of your recovery codes. Each code works once.
         = リカバリーコードを1つ入力してください。各コードは1回だけ使えます。
 

@@ -410,6 +410,9 @@ enum CatalogueRU {
         Save your recovery codes
         = Сохраните коды восстановления
 
+        Write these codes down or print them, and keep them somewhere safe: each works once, if you lose your other second factor. Then enter one of them to confirm.
+        = Запишите или распечатайте эти коды и храните их в надёжном месте: каждый действует один раз, если вы потеряете другой второй фактор. Затем введите один из них для подтверждения.
+
         Enter one of your recovery codes. Each code works once.
         = Введите один из кодов восстановления. Каждый код действует один раз.
 
