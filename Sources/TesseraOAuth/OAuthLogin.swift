@@ -93,12 +93,11 @@ public struct OAuthLogin: Sendable {
         case .stylesheet: return LoginStylesheet.response()
         case .script: return LoginScript.response()
         case .forgotPassword: return await PasswordResetPages(context: context).forgot(request)
-        case .sendPasswordReset: return await PasswordResetPages(context: context).send(request)
         case .resetPasswordPage: return PasswordResetPages(context: context).show(request)
         case .resetPassword: return await PasswordResetPages(context: context).reset(request)
         case .logout: return await LogoutEndpoint(context: context).respond(request)
         case .confirmLogout: return await LogoutEndpoint(context: context).confirm(request)
-        case .password, .factor, .code, .resend, .enroll, .phone, .sendPhoneCode:
+        case .password, .factor, .code, .resend, .enroll, .phone, .sendPhoneCode, .sendPasswordReset:
             return await submit(request, to: route)
         }
     }
@@ -132,6 +131,8 @@ public struct OAuthLogin: Sendable {
                 return try await PhoneSignInStep(context: context).resend(pool, opened, client: client)
             case (.phone, _):
                 return try await PhoneSignInStep(context: context).choose(pool, opened, method: form["method"])
+            case (.sendPasswordReset, _):
+                return try await PasswordResetPages(context: context).send(opened, form: form, client: client)
             case (.sendPhoneCode, .phoneNumber):
                 return try await PhoneSignInStep(context: context).send(pool, opened, form: form, client: client)
             case (.resend, .secondFactor):

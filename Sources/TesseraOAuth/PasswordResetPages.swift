@@ -32,37 +32,25 @@ struct PasswordResetPages: Sendable {
         }
     }
 
-    /// `POST /oauth2/login/forgot/send`.
-    func send(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let form = try? request.formItems() else {
-            return ErrorPage.response(.badRequest, title: "Request not valid", message: "The form could not be read.")
+    /// `POST /oauth2/login/forgot/send`, once ``OAuthLogin`` has opened the flow the form posts back.
+    func send(_ opened: OpenedFlow, form: URLEncodedForm, client: String?) async throws -> HTTPResponse {
+        let email = (form["email"] ?? "").trimmingSpaces
+        guard !email.isEmpty else {
+            return LoginResponse.html(
+                opened.forms.forgotPassword(email: nil, errors: .field("email", "Enter your e-mail address.")),
+                status: .badRequest)
         }
-        let context = context
-        let client = context.clientAddress(request)
-        return await context.withPool { pool in
-            let opened: OpenedFlow
-            switch try await context.openForm(pool, request, form: form) {
-            case .opened(let found): opened = found
-            case .refused(let response): return response
-            }
-            let email = (form["email"] ?? "").trimmingSpaces
-            guard !email.isEmpty else {
-                return LoginResponse.html(
-                    opened.forms.forgotPassword(email: nil, errors: .field("email", "Enter your e-mail address.")),
-                    status: .badRequest)
-            }
-            do {
-                let normalized = try await context.services.accounts.sendPasswordReset(
-                    email: email, tenantID: opened.flow.request.tenantID, clientAddress: client,
-                    languageCode: Texts.current.language.rawValue)
-                return LoginResponse.html(opened.forms.resetSent(email: normalized))
-            } catch let error as AuthError {
-                let (errors, status): (FormErrors, HTTPStatus) =
-                    error.reason == .invalidEmail
-                    ? (.field("email", "Enter a valid e-mail address."), .badRequest)
-                    : LoginErrorMessages.describe(error)
-                return LoginResponse.html(opened.forms.forgotPassword(email: email, errors: errors), status: status)
-            }
+        do {
+            let normalized = try await context.services.accounts.sendPasswordReset(
+                email: email, tenantID: opened.flow.request.tenantID, clientAddress: client,
+                languageCode: Texts.current.language.rawValue)
+            return LoginResponse.html(opened.forms.resetSent(email: normalized))
+        } catch let error as AuthError {
+            let (errors, status): (FormErrors, HTTPStatus) =
+                error.reason == .invalidEmail
+                ? (.field("email", "Enter a valid e-mail address."), .badRequest)
+                : LoginErrorMessages.describe(error)
+            return LoginResponse.html(opened.forms.forgotPassword(email: email, errors: errors), status: status)
         }
     }
 
