@@ -16,10 +16,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # modules arrive when they are missing; chromium and its WebDriver run the browser tests
 # of the login pages (driven by selenium), and fonts-ipafont-gothic gives it the Japanese
 # glyphs of their screenshots in `ja`; curl is in `make demo`'s printed command; matplotlib
-# draws the plot of the OAuth load test (make bench).
+# draws the plot of the OAuth load test (make bench); kubernetes-validate checks
+# deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network).
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
 postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic"
-DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib"
+DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib kubernetes_validate=kubernetes-validate"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
 python_list=${PYTHON_PACKAGES:-$DEFAULT_PYTHON_PACKAGES}

@@ -17,7 +17,10 @@ import Glibc
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server (all listeners).",
-        discussion: "Every option may also come from the environment variable named in its help."
+        discussion: """
+            Every option may also come from the environment variable named in its help. TESSERA_LOG_LEVEL sets \
+            the log level (trace, debug, info, notice, warning, error, critical; default info).
+            """
     )
 
     @Option(help: "libpq connection string or URI (TESSERA_DATABASE_URL). Required.")
