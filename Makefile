@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e bench fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -53,11 +53,12 @@ run: deps db keys build ## build, then run the server against the dev database
 demo: deps db keys build ## run the server with a demo tenant, user and client; prints a URL to sign in and the curl line for tokens
 	@scripts/demo.sh $(ARGS)
 
-test: deps db keys ## build, run every Swift test, the examples' tests, then the end-to-end suite
+test: deps db keys ## build, run every Swift test, the examples' tests, the end-to-end suite, then the fleet test
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory test-swift
 	$(MAKE) --no-print-directory test-examples
 	$(MAKE) --no-print-directory e2e
+	$(MAKE) --no-print-directory fleet-test
 
 test-swift: ## swift test against the dev cluster's tessera_test (no build step of its own)
 	TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
@@ -70,6 +71,10 @@ test-examples: ## the example factor service's own tests (standard-library Pytho
 e2e: ## run Tests/e2e against the built server (needs `make db keys` and a build)
 	@TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
 		scripts/e2e.sh $(ARGS)
+
+fleet-test: ## three servers behind HAProxy: the e2e flows through it, a rolling restart and kill -9 under load
+	@TESSERA_TEST_DATABASE_URL="$${TESSERA_TEST_DATABASE_URL:-$$($(DEV_DB) url tessera_test)}" \
+		scripts/fleet-test.sh $(ARGS)
 
 bench: deps db keys ## release builds, then HTTP, database and OAuth throughput against their ceilings
 	@scripts/bench-http.sh

@@ -17,9 +17,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # of the login pages (driven by selenium), and fonts-ipafont-gothic gives it the Japanese
 # glyphs of their screenshots in `ja`; curl is in `make demo`'s printed command; matplotlib
 # draws the plot of the OAuth load test (make bench); kubernetes-validate checks
-# deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network).
+# deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network);
+# haproxy fronts the three servers of the fleet test (make fleet-test).
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
-postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic"
+postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic haproxy"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib kubernetes_validate=kubernetes-validate"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
