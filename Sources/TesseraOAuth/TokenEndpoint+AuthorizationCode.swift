@@ -10,7 +10,9 @@ extension TokenEndpoint {
     /// expiry), then one pipeline reads the client's row (unless cached) and runs one statement that spends the code (inserts its
     /// digest: the primary key makes it single use across the fleet) and, when every check passes (the in-memory
     /// ones, the user present, enabled and of the client's tenant, the sign-in not revoked), creates the token
-    /// family and its first refresh token and returns the user.
+    /// family and its first refresh token and returns the user. A client without the `refresh_token` grant gets
+    /// no family: its tokens name the sign-in the code was issued from (`sid`), so the grant leaves no row but the
+    /// spent code's, which lives a minute.
     ///
     /// The code is spent whatever is wrong with it, unless the client failed to authenticate or may not use the
     /// grant. A code that was already spent is a replay: the family issued from it is revoked (a second round trip,
@@ -49,13 +51,13 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
         }
         let spent = try SpentCode(row: row)
-        guard spent.familyID != nil else {
+        guard let grantFamilyID = spent.familyID else {
             throw OAuthError(.invalidGrant, mismatch ?? spent.failure(tenantID: client.tenantID))
         }
         let subject = IssuedGrant.Subject(
             userID: grant.userID, tenantID: spent.tenantID, email: spent.email, emailVerified: spent.emailVerified,
             phoneNumber: spent.phoneNumber, displayName: spent.displayName, authTime: grant.authTime,
-            amr: grant.authenticationMethods(factors: environment.factors), familyID: familyID)
+            amr: grant.authenticationMethods(factors: environment.factors), familyID: grantFamilyID)
         let scope = Scope(Scope.words(grant.scope))
         let issued = IssuedGrant(
             client: client, scope: scope, subject: subject, identityScope: scope, nonce: grant.nonce,
@@ -97,10 +99,14 @@ extension TokenEndpoint {
     /// code carries: $8 user, $9 scope, $10 auth_time, $11 first factor, $12 second factor, $13 its enrolment,
     /// $14 the sign-in's family, $15 the code's expiry. The code is spent only when the client authenticates and
     /// may use the grant, the same checks the server repeats on the client's row (the secret in constant time).
+    /// The spent code records the family its tokens name: the new one ($4) when the client may refresh (or the code
+    /// names no sign-in), else the sign-in's; a replay revokes that family.
     /// Two expired spent codes are deleted on the way, so the table holds about a minute of codes.
     static let redeemStatement = """
         WITH client AS (
-            SELECT client_id, tenant_id, grant_types, refresh_token_ttl FROM oauth_clients
+            SELECT client_id, tenant_id, refresh_token_ttl,
+                ' ' || grant_types || ' ' LIKE '% refresh_token %' AS refreshes
+            FROM oauth_clients
             WHERE client_id = $2
                 AND CASE WHEN client_type = 'public' THEN $6::bytea IS NULL ELSE secret_hash = $6::bytea END
                 AND ' ' || grant_types || ' ' LIKE '% authorization_code %'
@@ -110,18 +116,20 @@ extension TokenEndpoint {
                 AND NOT EXISTS (SELECT 1 FROM token_families sf WHERE sf.family_id = $14 AND sf.revoked_at IS NOT NULL)
         ), spent AS (
             INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
-            SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM usable) THEN $4 END, $15 FROM client
+            SELECT $1, CASE WHEN NOT EXISTS (SELECT 1 FROM usable) THEN NULL
+                    WHEN c.refreshes OR $14::text IS NULL THEN $4 ELSE $14 END, $15
+            FROM client c
             ON CONFLICT (code_hash) DO NOTHING
             RETURNING family_id
         ), family AS (
             INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
                 second_factor_id, created_at, client_id, scope)
-            SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9 FROM spent s WHERE s.family_id IS NOT NULL
+            SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9 FROM spent s WHERE s.family_id = $4
             RETURNING family_id
         ), refresh AS (
             INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at)
             SELECT $5, f.family_id, $3, $3 + c.refresh_token_ttl * interval '1 second'
-            FROM family f, client c WHERE ' ' || c.grant_types || ' ' LIKE '% refresh_token %'
+            FROM family f, client c WHERE c.refreshes
             RETURNING family_id
         ), pruned AS (
             DELETE FROM oauth_spent_codes WHERE code_hash IN (

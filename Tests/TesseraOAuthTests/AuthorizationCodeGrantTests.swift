@@ -238,6 +238,57 @@ import Testing
         }
     }
 
+    @Test func aClientWithoutRefreshTokensStoresNoFamilyAndItsTokensNameTheSignIn() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(grantTypes: [.authorizationCode])
+            let resourceServer = try await oauth.client(.confidential)
+            let user = try await oauth.user()
+            let signIn = "sign-in-" + UUID().uuidString
+            try await oauth.core.sql(
+                """
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
+                VALUES ($1, $2, now(), 'password', now())
+                """, [signIn, user.id])
+            let code = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
+            let answer = await oauth.redeem(code, client: client)
+            #expect(answer.status == 200, "\(answer.json)")
+            #expect(answer["refresh_token"] == nil)
+            #expect(try await oauth.core.sql("SELECT 1 FROM token_families WHERE user_id = $1", [user.id]) == 1)
+            let accessToken = try #require(answer["access_token"])
+            let access = try await oauth.verify(accessToken, as: AccessTokenClaims.self, typ: .accessToken)
+            #expect(access.claims.sid == signIn)
+            let id = try await oauth.verify(try #require(answer["id_token"]), as: OpenIDTokenClaims.self, typ: .jwt)
+            #expect(id.claims.sid == signIn)
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json["active"] == true)
+
+            // A replay revokes the sign-in the tokens name: they stop, and so do its unredeemed codes.
+            let unredeemed = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
+            #expect(await oauth.redeem(code, client: client).error == "invalid_grant")
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json == ["active": false])
+            #expect(await oauth.redeem(unredeemed, client: client)["error_description"]?.contains("revoked") == true)
+        }
+    }
+
+    @Test func deletingTheClientEndsTheAccessTokensThatNameASignIn() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client(grantTypes: [.authorizationCode])
+            let resourceServer = try await oauth.client(.confidential)
+            let user = try await oauth.user()
+            let signIn = "sign-in-" + UUID().uuidString
+            try await oauth.core.sql(
+                """
+                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
+                VALUES ($1, $2, now(), 'password', now())
+                """, [signIn, user.id])
+            let answer = await oauth.redeem(
+                try await oauth.code(for: user.id, client: client, signInFamilyID: signIn), client: client)
+            let accessToken = try #require(answer["access_token"])
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json["active"] == true)
+            try await oauth.core.sql("DELETE FROM oauth_clients WHERE client_id = $1", [client.id])
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json == ["active": false])
+        }
+    }
+
     @Test func aClientWithoutTheGrantIsUnauthorizedAndTheCodeSurvives() async throws {
         try await OAuthHarness.run { oauth in
             let client = try await oauth.client(grantTypes: [.refreshToken])
