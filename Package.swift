@@ -252,7 +252,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
-                "TesseraMetrics", "PhoneCodes", "MultiFactor", "TesseraPostgres", "TesseraCrypto",
+                "TesseraMetrics", "PhoneCodes", "MultiFactor", "TesseraPostgres", "TesseraCrypto", "TesseraTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -17,7 +17,7 @@ import TesseraLoop
         let module = TestDatabase.uniqueName("m")
         let table = TestDatabase.uniqueName("t_mig")
         let set = migrations(module, table: table)
-        let url = TestDatabase.url
+        let url = try TestDatabase.url()
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let applied = try await withThrowingTaskGroup(of: Int.self) { tasks in
@@ -43,8 +43,9 @@ import TesseraLoop
                 module: module, version: 2, name: "broken",
                 sql: "INSERT INTO \(table) VALUES (1); INSERT INTO nowhere VALUES (2);"),
         ]
+        let url = try TestDatabase.url()
         #expect {
-            try Migrator.migrate(url: TestDatabase.url, migrations: broken)
+            try Migrator.migrate(url: url, migrations: broken)
         } throws: { error in
             let text = (error as? Migrator.Failure)?.description ?? ""
             return text.contains("\(module)/0002_broken") && text.contains("nowhere") && !text.contains("\n")
@@ -52,7 +53,7 @@ import TesseraLoop
         let fixed = [
             broken[0], Migration(module: module, version: 2, name: "fixed", sql: "INSERT INTO \(table) VALUES (1)"),
         ]
-        #expect(try Migrator.migrate(url: TestDatabase.url, migrations: fixed).map(\.version) == [2])
+        #expect(try Migrator.migrate(url: url, migrations: fixed).map(\.version) == [2])
     }
 
     @Test func outOfOrderOrRepeatedVersionsAreRefused() {

@@ -308,7 +308,7 @@ private func killConnections(applicationName: String) async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let configuration = PostgresConfiguration(
-            url: TestDatabase.url, connectionsPerLoop: 1, statementTimeout: .milliseconds(200),
+            url: try TestDatabase.url(), connectionsPerLoop: 1, statementTimeout: .milliseconds(200),
             initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(100), answerGrace: .milliseconds(200))
         let client = PostgresClient(configuration: configuration, group: group)
         try await client.start()

@@ -3,16 +3,14 @@ import TesseraCore
 import TesseraCrypto
 import TesseraPostgres
 import TesseraServer
+import TesseraTestSupport
 import Testing
 
 /// Migrations `multifactor` 2, `totp` 2 and `phone` 2 move what the TOTP and SMS factors kept in tables of their own
 /// into the router's `mfa_enrollments`, in a database that already has enrolments: nothing is lost.
 @Suite struct FactorStateMigrationTests {
     @Test func enrolmentsMadeBeforeTheFactorsBecameStatelessKeepTheirSecretStepAndNumber() throws {
-        guard let url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"], !url.isEmpty else {
-            Issue.record("TESSERA_TEST_DATABASE_URL is not set: run the tests with `make test`")
-            return
-        }
+        let url = try TestDatabaseURL.required()
         let name = "tessera_migration_\(UInt32.random(in: 0 ... .max))"
         let scratch = try #require(Self.url(url, database: name))
         try Self.run(url, "CREATE DATABASE \(name)")

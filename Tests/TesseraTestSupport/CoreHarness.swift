@@ -20,19 +20,12 @@ public struct CoreHarness: Sendable {
     /// scrypt at a cost tests can afford.
     public static let cheapHasher = PasswordHasher(parameters: try! ScryptParameters(logN: 10, r: 8, p: 1))
 
-    /// The harness was run without `TESSERA_TEST_DATABASE_URL`.
-    public struct NoTestDatabase: Error, CustomStringConvertible {
-        public var description: String { "TESSERA_TEST_DATABASE_URL is not set: run the tests with `make test`" }
-    }
-
     /// Runs `body` with fresh services after applying `migrations`; the database is shared, so tests use unique
     /// addresses and tenants.
     public static func run<T>(
         migrations: [Migration] = CoreMigrations.all, mailFails: Bool = false, _ body: (CoreHarness) async throws -> T
     ) async throws -> T {
-        guard let url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"], !url.isEmpty else {
-            throw NoTestDatabase()
-        }
+        let url = try TestDatabaseURL.required()
         await HarnessSlots.shared.acquire()
         do {
             let value = try await run(url: url, migrations: migrations, mailFails: mailFails, body)
@@ -80,7 +73,7 @@ public struct CoreHarness: Sendable {
     public func withSecondServer<T>(
         staleness: Duration = .seconds(60), applicationName: String? = nil, _ body: (CoreServices) async throws -> T
     ) async throws -> T {
-        guard var url = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"] else { throw NoTestDatabase() }
+        var url = try TestDatabaseURL.required()
         if let applicationName { url += (url.contains("?") ? "&" : "?") + "application_name=\(applicationName)" }
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
