@@ -109,8 +109,8 @@ public final class MultiFactorRouter: Sendable {
     }
 
     /// `enrollment` as clients see it, through its factor.
-    func view(_ enrollment: Enrollment, of factor: (any Factor)?, masked: Bool) -> MfaEnrollment {
-        MfaEnrollment(
+    func view(_ enrollment: Enrollment, of factor: (any Factor)?, masked: Bool) -> MFAEnrollment {
+        MFAEnrollment(
             mfaEnrollmentId: enrollment.id, displayName: enrollment.displayName,
             enrolledAt: RFC3339.string(from: enrollment.enrolledAt),
             factorInfo: factor?.publicInfo(of: enrollment, masked: masked) ?? enrollment.publicInfo,

@@ -40,11 +40,11 @@ public enum SignInOutcome: Codable, Sendable, Equatable, JSONSchemaDescribing {
 /// The MFA challenge of a sign-in (API §3): no tokens, a pending credential and the usable enrolments, masked.
 public struct MFAChallenge: Codable, Sendable, Equatable {
     public var mfaPendingCredential: String
-    public var mfaInfo: [MfaEnrollment]
+    public var mfaInfo: [MFAEnrollment]
     public var localId: String
 
     /// A challenge with every part given.
-    public init(mfaPendingCredential: String, mfaInfo: [MfaEnrollment], localId: String) {
+    public init(mfaPendingCredential: String, mfaInfo: [MFAEnrollment], localId: String) {
         self.mfaPendingCredential = mfaPendingCredential
         self.mfaInfo = mfaInfo
         self.localId = localId

@@ -57,7 +57,7 @@ struct OAuthHarness {
         }
     }
 
-    /// Inserts a client row (until `oauthClients.create` exists on this branch). Confidential secrets contain
+    /// Inserts a client row directly (the admin API has its own tests). Confidential secrets contain
     /// characters that must be form-encoded inside Basic.
     func client(
         _ type: OAuthClientType = .public, redirectURIs: [String] = [OAuthHarness.redirectURI],

@@ -60,7 +60,7 @@ def new_user() -> str:
 
 
 def sealed_code(client_id: str, user_id: str, now: float | None = None) -> str:
-    """A code as /oauth2/authorize issues it (Sources/TesseraOAuth/SealedAuthorizationCode.swift): the grant packed
+    """A code as /oauth2/authorize issues it (Sources/TesseraOAuth/Tokens/SealedAuthorizationCode.swift): the grant packed
     field by field and sealed with AES-256-GCM under the key derived from the server's master key for codes."""
     master = open(os.environ["TESSERA_E2E_MASTER_KEY_FILE"], "rb").read()
     key = hmac.new(master, b"tessera key derivation v1\nauthorization code", hashlib.sha256).digest()

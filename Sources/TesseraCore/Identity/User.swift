@@ -15,14 +15,14 @@ public struct User: Codable, Sendable, Equatable {
     public var tenantId: String?
     /// `password` and/or `phone`: the first factors this user can sign in with.
     public var providers: [String]
-    public var mfaInfo: [MfaEnrollment]
+    public var mfaInfo: [MFAEnrollment]
 }
 
-/// One second-factor enrolment as the API shows it (API §3 `MfaEnrollment`): its id, display name and date, and the
-/// members its factor adds (`phoneInfo`, `totpInfo`, …) side by side with them in the JSON object. The factor's
+/// One second-factor enrolment as the API shows it (API §3 object `MfaEnrollment`): its id, display name and date,
+/// and the members its factor adds (`phoneInfo`, `totpInfo`, …) side by side with them in the JSON object. The factor's
 /// plugin decides those members: the full phone number for the owner and admins, the masked one in a challenge,
 /// `totpInfo: {}` for TOTP.
-public struct MfaEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing {
+public struct MFAEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing {
     public var mfaEnrollmentId: String
     public var displayName: String?
     /// RFC 3339.
@@ -87,7 +87,7 @@ public struct MfaEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing 
     }
 
     /// An example enrolment.
-    public static var schemaExample: MfaEnrollment {
-        MfaEnrollment(mfaEnrollmentId: "", displayName: nil, enrolledAt: "", factorInfo: JSONObject())
+    public static var schemaExample: MFAEnrollment {
+        MFAEnrollment(mfaEnrollmentId: "", displayName: nil, enrolledAt: "", factorInfo: JSONObject())
     }
 }

@@ -70,7 +70,7 @@ public struct UserRecord: Sendable {
     }
 
     /// What the API shows of this user, with `mfaInfo` given by the caller.
-    public func publicView(mfaInfo: [MfaEnrollment]) -> User {
+    public func publicView(mfaInfo: [MFAEnrollment]) -> User {
         User(
             localId: userID, email: email, emailVerified: emailVerified, phoneNumber: phoneNumber,
             displayName: displayName, disabled: disabled, createdAt: RFC3339.string(from: createdAt),

@@ -97,14 +97,14 @@ public enum UserStore {
     }
 
     /// The user's enrolments, oldest first, as their owner sees them (the `public_info` their factor stored).
-    public static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MfaEnrollment] {
+    public static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MFAEnrollment] {
         let result = try await db.query(
             """
             SELECT enrollment_id, display_name, enrolled_at, public_info::text FROM mfa_enrollments
             WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
             """, [userID])
         return try result.rows.map { row in
-            MfaEnrollment(
+            MFAEnrollment(
                 mfaEnrollmentId: try row.decode(String.self, at: 0),
                 displayName: try row.decode(String?.self, at: 1),
                 enrolledAt: RFC3339.string(from: try row.decode(Date.self, at: 2)),

@@ -122,12 +122,12 @@ enum LoginFlows {
 }
 
 /// An enrolment of a flow's choice as the `factors` column stores it: the API object and, beside it, the id of its
-/// factor, which the API object does not carry (``MfaEnrollment/factorID``).
+/// factor, which the API object does not carry (``MFAEnrollment/factorID``).
 private struct StoredEnrollment: Codable {
     var factor: String
-    var enrollment: MfaEnrollment
+    var enrollment: MFAEnrollment
 
-    init(_ enrollment: MfaEnrollment) {
+    init(_ enrollment: MFAEnrollment) {
         factor = enrollment.factorID ?? ""
         self.enrollment = enrollment
     }
@@ -135,7 +135,7 @@ private struct StoredEnrollment: Codable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         factor = try container.decode(String.self, forKey: .factor)
-        enrollment = try container.decode(MfaEnrollment.self, forKey: .enrollment)
+        enrollment = try container.decode(MFAEnrollment.self, forKey: .enrollment)
         enrollment.factorID = factor
     }
 }

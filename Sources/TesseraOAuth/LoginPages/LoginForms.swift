@@ -125,7 +125,7 @@ struct LoginForms {
     }
 
     /// A choice among several second factors, each enrolment named by `label`.
-    func chooseFactor(_ factors: [(enrollment: MfaEnrollment, label: String)], errors: FormErrors) -> String {
+    func chooseFactor(_ factors: [(enrollment: MFAEnrollment, label: String)], errors: FormErrors) -> String {
         let options = factors.enumerated().map { index, choice in
             let id = "factor-\(index + 1)"
             let enrollmentID = choice.enrollment.mfaEnrollmentId
@@ -151,7 +151,7 @@ struct LoginForms {
     /// The code of the chosen second factor, with its factor's instructions; a resend control when the factor
     /// declares one and has a start step to repeat; with several factors, a way back.
     func secondFactor(
-        _ enrollment: MfaEnrollment?, factor: PageFactor?, canChooseAnother: Bool, errors: FormErrors
+        _ enrollment: MFAEnrollment?, factor: PageFactor?, canChooseAnother: Bool, errors: FormErrors
     ) -> String {
         let lead =
             factor.flatMap { factor in
@@ -266,7 +266,7 @@ struct LoginForms {
     }
 
     /// How an enrolment is named on the page: its display name and its factor's `label`.
-    static func describe(_ enrollment: MfaEnrollment, as label: String) -> String {
+    static func describe(_ enrollment: MFAEnrollment, as label: String) -> String {
         guard let name = enrollment.displayName, !name.isEmpty else { return label }
         return "\(name) (\(label))"
     }

@@ -27,7 +27,7 @@ struct PageFactor: Sendable {
 
     /// How the pages name `enrollment` of this factor: its label, filled from the masked public info, or the
     /// factor's display name.
-    func label(of enrollment: MfaEnrollment) -> String {
+    func label(of enrollment: MFAEnrollment) -> String {
         FactorLoginPages.fill(Texts.current(pages.enrollmentLabel)) { enrollment.factorInfo[$0]?.stringValue }
             ?? Texts.current(descriptor.displayName)
     }

@@ -21,7 +21,7 @@ struct LoginFlow: Sendable {
     /// The pending credential (second factor) or the enrolment-only ID token (MANDATORY), in clear once loaded.
     var credential: String?
     /// The enrolments the user may pick among (masked, as a challenge lists them, with their factor ids).
-    var factors: [MfaEnrollment]
+    var factors: [MFAEnrollment]
     /// The enrolment chosen for the second factor.
     var enrollmentID: String?
     /// The factor id of the chosen enrolment, or of the enrolment being made (`totp`, `phone`).
@@ -49,7 +49,7 @@ struct LoginFlow: Sendable {
     /// A flow as stored.
     init(
         hash: [UInt8], browserHash: [UInt8], request: AuthorizationRequest, step: LoginStep, userID: String?,
-        credential: String?, factors: [MfaEnrollment], enrollmentID: String?, factor: String?,
+        credential: String?, factors: [MFAEnrollment], enrollmentID: String?, factor: String?,
         challenge: LoginChallenge?, smsSentAt: Date?, browserSessionHash: [UInt8]?, expiresAt: Date, completedAt: Date?
     ) {
         self.hash = hash
