@@ -19,9 +19,9 @@ public struct User: Codable, Sendable, Equatable {
 }
 
 /// One second-factor enrolment as the API shows it (API §3 object `MfaEnrollment`): its id, display name and date,
-/// and the members its factor adds (`phoneInfo`, `totpInfo`, …) side by side with them in the JSON object. The factor's
-/// plugin decides those members: the full phone number for the owner and admins, the masked one in a challenge,
-/// `totpInfo: {}` for TOTP.
+/// and the members its factor adds (`phoneInfo`, `totpInfo`, …) side by side with them in the JSON object. The
+/// factor's plugin decides those members: the full phone number for the owner and admins, the masked one in a
+/// challenge, `totpInfo: {}` for TOTP.
 public struct MFAEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing {
     public var mfaEnrollmentId: String
     public var displayName: String?
