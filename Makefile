@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test bench fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test lint format bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -81,6 +81,15 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 	@scripts/bench-db.sh
 	@scripts/bench-oauth.sh
 	@scripts/bench-mfa.sh
+
+# Every Swift file the project builds, checked against .swift-format (swift-format ships with the toolchain).
+FORMAT_PATHS := Sources Tests Plugins Benchmarks/Sources
+
+lint: ## swift format lint --strict against .swift-format: any finding fails (CI runs it first)
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+
+format: ## rewrite the Swift files as .swift-format says (then `make lint` passes, but for what it cannot fix)
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 fuzz: ## libFuzzer over the parsers (Tests/Fuzz), FUZZ_SECONDS (60) per target; a crash fails it
 	@scripts/fuzz.sh

@@ -34,7 +34,8 @@ struct RecoveryCodeSet: Equatable {
                 String(characters[0..<4]) + "-" + String(characters[4..<8]) + "-" + String(characters[8..<12]))
         }
         let set = RecoveryCodeSet(
-            digests: try codes.map { try Digest.sha256(normalize($0) ?? "") }, used: Array(repeating: false, count: count))
+            digests: try codes.map { try Digest.sha256(normalize($0) ?? "") },
+            used: Array(repeating: false, count: count))
         return (codes, set)
     }
 

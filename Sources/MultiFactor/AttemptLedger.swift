@@ -83,7 +83,8 @@ public enum AttemptLedger {
         let lock = try await db.query(
             "SELECT locked_until, failures FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
         guard let row = lock.rows.first else { throw locked(until: now, now: now) }
-        try checkUnlocked(lockedUntil: try row.decode(Date?.self, at: 0), failures: try row.decode(Int.self, at: 1), now: now)
+        try checkUnlocked(
+            lockedUntil: try row.decode(Date?.self, at: 0), failures: try row.decode(Int.self, at: 1), now: now)
         throw locked(until: now, now: now)
     }
 

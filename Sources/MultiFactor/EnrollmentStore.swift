@@ -66,7 +66,8 @@ enum EnrollmentStore {
     static func insert(
         _ db: some SQLRunner, keyRing: KeyRing, _ enrollment: Enrollment, _ enrolled: EnrolledFactor
     ) async throws {
-        let sealed = enrolled.state.isEmpty
+        let sealed =
+            enrolled.state.isEmpty
             ? nil : try keyRing.seal(enrolled.state, associatedData: Array(enrollment.id.utf8))
         let inserted = try await db.query(
             """

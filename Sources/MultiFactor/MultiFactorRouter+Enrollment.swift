@@ -103,7 +103,8 @@ extension MultiFactorRouter {
         }
         guard !others.isEmpty else {
             throw AuthError(
-                .operationNotAllowed, "Enrol another second factor first: \(factor.descriptor.displayName) is a backup.")
+                .operationNotAllowed, "Enrol another second factor first: \(factor.descriptor.displayName) is a backup."
+            )
         }
         guard others.count < maxEnrollments else { throw limitExceeded }
     }

@@ -110,7 +110,8 @@ extension MultiFactorRouter {
         var used = enrollment
         if let state = verdict.state { used.state = state }
         let actor = AuditLog.Actor(
-            principal: AdminPrincipal(keyID: "user:" + user.userID, scope: user.tenantID.map { .tenant($0) } ?? .project),
+            principal: AdminPrincipal(
+                keyID: "user:" + user.userID, scope: user.tenantID.map { .tenant($0) } ?? .project),
             method: "mfaSignIn.finalize", requestID: "")
         try await AuditLog.record(
             db, actor: actor, target: "users/\(user.userID)/mfaEnrollments/\(enrollment.id)", tenantID: user.tenantID,

@@ -88,7 +88,9 @@ public final class PhoneSignIn: Sendable {
 
     /// ``signIn(sessionInfo:code:tenantID:)`` for the login pages: the router's outcome as it is (tokens, which
     /// may demand an enrolment under `MANDATORY`), with the number and whether its account is new.
-    public func signInOutcome(sessionInfo: String?, code: String?, tenantID: String?) async throws
+    public func signInOutcome(
+        sessionInfo: String?, code: String?, tenantID: String?
+    ) async throws
         -> (outcome: SignInOutcome, phoneNumber: String, isNew: Bool)
     {
         guard let sessionInfo, !sessionInfo.isEmpty else {

@@ -191,7 +191,8 @@ public final class ES256PublicKey: @unchecked Sendable, Equatable {
 
     private static func thumbprint(x: [UInt8], y: [UInt8]) throws(CryptoError) -> String {
         // RFC 7638 §3: the required members in lexicographic order, no whitespace. Base64url needs no escaping.
-        let canonical = #"{"crv":"P-256","kty":"EC","x":""# + Base64URL.encode(x) + #"","y":""#
+        let canonical =
+            #"{"crv":"P-256","kty":"EC","x":""# + Base64URL.encode(x) + #"","y":""#
             + Base64URL.encode(y) + #""}"#
         return Base64URL.encode(try Digest.sha256(canonical))
     }

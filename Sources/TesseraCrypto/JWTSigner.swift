@@ -35,7 +35,9 @@ public struct JWTSigner: Sendable {
     public func sign(payload: [UInt8], type: JWTType = .jwt) throws(JWTError) -> String {
         guard payload.first == UInt8(ascii: "{") else { throw .encodingFailed("claims are not a JSON object") }
         let header: String
-        if let cached = encodedHeaders[type] { header = cached } else {
+        if let cached = encodedHeaders[type] {
+            header = cached
+        } else {
             header = try Self.encodedHeader(type: type, kid: kid)
         }
         let signingInput = header + "." + Base64URL.encode(payload)

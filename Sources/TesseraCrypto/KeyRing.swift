@@ -80,8 +80,12 @@ public struct KeyRing: Sendable {
         for (keyID, key) in keys {
             let bytes = try HMAC.authenticationCode(
                 for: Array("tessera key derivation v1\n\(purpose)".utf8), key: key.bytes, algorithm: .sha256)
-            let name = "d" + Base64URL.encode(
-                Array(try HMAC.authenticationCode(for: Array("key id".utf8), key: bytes, algorithm: .sha256).prefix(6)))
+            let name =
+                "d"
+                + Base64URL.encode(
+                    Array(
+                        try HMAC.authenticationCode(for: Array("key id".utf8), key: bytes, algorithm: .sha256).prefix(6)
+                    ))
             do {
                 derived[name] = try SymmetricKey(bytes: bytes)
             } catch {

@@ -59,7 +59,8 @@ public struct OneTimePassword: Sendable, CustomStringConvertible {
         }
         // RFC 4226 §5.3: the low 4 bits of the last byte choose where 4 bytes are read; the top bit is dropped.
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let truncated = UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16
+        let truncated =
+            UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16
             | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
         let value = String(truncated % modulus)
         return String(repeating: "0", count: digits - value.count) + value

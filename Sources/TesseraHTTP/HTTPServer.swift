@@ -37,7 +37,8 @@ public final class HTTPServer: Sendable {
         let limits = ConnectionLimits(configuration: configuration)
         self.limits = limits
         contexts = loops.map {
-            HTTPServerLoopContext(loop: $0, configuration: configuration, router: router, limits: limits, logger: logger)
+            HTTPServerLoopContext(
+                loop: $0, configuration: configuration, router: router, limits: limits, logger: logger)
         }
     }
 

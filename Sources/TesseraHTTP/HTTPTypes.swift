@@ -148,7 +148,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison of two field names.
     static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let lhs = lhs.utf8, rhs = rhs.utf8
+        let lhs = lhs.utf8
+        let rhs = rhs.utf8
         guard lhs.count == rhs.count else { return false }
         for (a, b) in zip(lhs, rhs) where a != b {
             guard (a | 0x20) == (b | 0x20), (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
@@ -214,7 +215,9 @@ public struct HTTPResponse: Sendable {
     public var closeConnection: Bool
 
     /// Creates a response.
-    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], closeConnection: Bool = false) {
+    public init(
+        status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], closeConnection: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

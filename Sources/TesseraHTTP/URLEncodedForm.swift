@@ -21,10 +21,11 @@ public struct URLEncodedForm: Sendable {
         fields = []
         for pair in body.split(separator: UInt8(ascii: "&")) {
             if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                fields.append((
-                    name: try PercentEncoding.decode(bytes: pair[..<equals], plusAsSpace: true),
-                    value: try PercentEncoding.decode(bytes: pair[(equals + 1)...], plusAsSpace: true)
-                ))
+                fields.append(
+                    (
+                        name: try PercentEncoding.decode(bytes: pair[..<equals], plusAsSpace: true),
+                        value: try PercentEncoding.decode(bytes: pair[(equals + 1)...], plusAsSpace: true)
+                    ))
             } else {
                 fields.append((name: try PercentEncoding.decode(bytes: pair, plusAsSpace: true), value: ""))
             }

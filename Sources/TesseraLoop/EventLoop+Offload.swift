@@ -22,15 +22,18 @@ private class OffloadTask: @unchecked Sendable {
         let request = UnsafeMutablePointer<uv_work_t>.allocate(capacity: 1)
         request.initialize(to: uv_work_t())
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
-        let status = uv_queue_work(loop.uvLoop, request, { request in
-            guard let data = request?.pointee.data else { return }
-            Unmanaged<OffloadTask>.fromOpaque(data).takeUnretainedValue().run()
-        }, { request, status in
-            guard let request, let data = request.pointee.data else { return }
-            let task = Unmanaged<OffloadTask>.fromOpaque(data).takeRetainedValue()
-            request.deallocate()
-            task.complete(status: status)
-        })
+        let status = uv_queue_work(
+            loop.uvLoop, request,
+            { request in
+                guard let data = request?.pointee.data else { return }
+                Unmanaged<OffloadTask>.fromOpaque(data).takeUnretainedValue().run()
+            },
+            { request, status in
+                guard let request, let data = request.pointee.data else { return }
+                let task = Unmanaged<OffloadTask>.fromOpaque(data).takeRetainedValue()
+                request.deallocate()
+                task.complete(status: status)
+            })
         if status < 0 {
             Unmanaged<OffloadTask>.fromOpaque(request.pointee.data).release()
             request.deallocate()

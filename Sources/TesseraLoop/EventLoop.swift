@@ -1,5 +1,6 @@
 internal import CLibUV
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 internal import CLibUV
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,13 +29,15 @@ public final class EventLoopGroup: Sendable {
         for loop in loops {
             var thread = pthread_t()
             let context = Unmanaged.passRetained(loop).toOpaque()
-            let result = pthread_create(&thread, nil, { context in
-                guard let context else { return nil }
-                let loop = Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue()
-                tessera_set_thread_name("tessera-loop-\(loop.index)")
-                loop.run()
-                return nil
-            }, context)
+            let result = pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    let loop = Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue()
+                    tessera_set_thread_name("tessera-loop-\(loop.index)")
+                    loop.run()
+                    return nil
+                }, context)
             precondition(result == 0, "pthread_create failed: \(result)")
             started.append(thread)
         }

@@ -27,13 +27,15 @@ public final class LoopTimer {
         // libuv measures from the time cached at the start of the loop iteration; refresh it so that the
         // timer never fires early.
         uv_update_time(loop.uvLoop)
-        uv_timer_start(handle, { handle in
-            guard let data = handle?.pointee.data else { return }
-            let timer = Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue()
-            let fire = timer.fire
-            timer.fire = nil
-            fire?()
-        }, delay.roundedUpMilliseconds, 0)
+        uv_timer_start(
+            handle,
+            { handle in
+                guard let data = handle?.pointee.data else { return }
+                let timer = Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue()
+                let fire = timer.fire
+                timer.fire = nil
+                fire?()
+            }, delay.roundedUpMilliseconds, 0)
     }
 
     /// Cancels a pending fire.

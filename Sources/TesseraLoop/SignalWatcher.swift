@@ -15,10 +15,12 @@ public final class SignalWatcher {
             handle.initialize(to: uv_signal_t())
             uv_signal_init(loop.uvLoop, handle)
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-            uv_signal_start(handle, { handle, signal in
-                guard let data = handle?.pointee.data else { return }
-                Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().handler(signal)
-            }, signal)
+            uv_signal_start(
+                handle,
+                { handle, signal in
+                    guard let data = handle?.pointee.data else { return }
+                    Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().handler(signal)
+                }, signal)
             handles.append(handle)
         }
     }

@@ -1,4 +1,5 @@
 internal import CLibUV
+
 #if canImport(Glibc)
 import Glibc
 #endif

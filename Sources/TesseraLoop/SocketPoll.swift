@@ -41,7 +41,8 @@ public final class SocketPoll {
         uv_poll_start(handle, events.rawValue) { handle, status, events in
             guard let data = handle?.pointee.data else { return }
             let poll = Unmanaged<SocketPoll>.fromOpaque(data).takeUnretainedValue()
-            let result: Result<Events, LoopError> = status < 0
+            let result: Result<Events, LoopError> =
+                status < 0
                 ? .failure(LoopError("poll socket \(poll.descriptor)", code: status))
                 : .success(Events(rawValue: events))
             poll.callback?(result)

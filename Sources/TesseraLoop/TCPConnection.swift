@@ -1,4 +1,5 @@
 internal import CLibUV
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,11 +72,13 @@ public final class TCPConnection {
     /// Starts delivering reads to the delegate.
     public func startReading() {
         guard state == .open else { return }
-        uv_read_start(stream, lendReadBuffer, { stream, count, buffer in
-            guard let stream, let data = stream.pointee.data else { return }
-            let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
-            connection.didRead(count: count, base: buffer?.pointee.base)
-        })
+        uv_read_start(
+            stream, lendReadBuffer,
+            { stream, count, buffer in
+                guard let stream, let data = stream.pointee.data else { return }
+                let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
+                connection.didRead(count: count, base: buffer?.pointee.base)
+            })
     }
 
     /// Stops delivering reads (backpressure); ``startReading()`` resumes.
@@ -168,10 +171,12 @@ public final class TCPConnection {
             request.deallocate()
             return abort()
         }
-        uv_read_start(stream, lendReadBuffer, { stream, count, _ in
-            guard count < 0, let stream, let data = stream.pointee.data else { return }
-            Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue().abort()
-        })
+        uv_read_start(
+            stream, lendReadBuffer,
+            { stream, count, _ in
+                guard count < 0, let stream, let data = stream.pointee.data else { return }
+                Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue().abort()
+            })
         let timer = LoopTimer(loop: loop)
         timer.start(after: Self.lingerTime) { [self] in abort() }
         lingerTimer = timer

@@ -1,4 +1,5 @@
 internal import CLibUV
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,12 +89,14 @@ public final class TCPConnector {
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV
-        let status = uv_getaddrinfo(loop.uvLoop, request, { request, status, results in
-            guard let request, let data = request.pointee.data else { return }
-            let connector = Unmanaged<TCPConnector>.fromOpaque(data).takeRetainedValue()
-            request.deallocate()
-            connector.resolved(status: status, results: results)
-        }, host, "\(port)", &hints)
+        let status = uv_getaddrinfo(
+            loop.uvLoop, request,
+            { request, status, results in
+                guard let request, let data = request.pointee.data else { return }
+                let connector = Unmanaged<TCPConnector>.fromOpaque(data).takeRetainedValue()
+                request.deallocate()
+                connector.resolved(status: status, results: results)
+            }, host, "\(port)", &hints)
         guard status == 0 else {
             Unmanaged<TCPConnector>.fromOpaque(request.pointee.data).release()
             request.deallocate()

@@ -1,4 +1,5 @@
 internal import CLibPQ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,9 @@ public enum Migrator {
         }
         try execute(connection, "SELECT pg_advisory_lock(\(lockKey))", step: "taking the migration lock")
         defer { _ = try? execute(connection, "SELECT pg_advisory_unlock(\(lockKey))", step: "unlock") }
-        try execute(connection, """
+        try execute(
+            connection,
+            """
             CREATE TABLE IF NOT EXISTS tessera_migrations (
                 module text NOT NULL,
                 version integer NOT NULL,
@@ -102,11 +105,12 @@ public enum Migrator {
     private static func record(_ migration: Migration, _ connection: OpaquePointer) throws(Failure) {
         let values = [migration.module, String(migration.version), migration.name]
         let copies = values.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         let pointers = copies.map { UnsafePointer($0) }
-        guard let result = PQexecParams(
-            connection, "INSERT INTO tessera_migrations (module, version, name) VALUES ($1, $2::integer, $3)",
-            3, nil, pointers, nil, nil, 0)
+        guard
+            let result = PQexecParams(
+                connection, "INSERT INTO tessera_migrations (module, version, name) VALUES ($1, $2::integer, $3)",
+                3, nil, pointers, nil, nil, 0)
         else { throw Failure(description: "\(migration.label): \(message(connection))") }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else {

@@ -66,7 +66,8 @@ final class PendingRequest {
 
     private static func error(from result: OpaquePointer) -> PostgresError {
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-        let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+        let message =
+            PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
             ?? String(cString: PQresultErrorMessage(result))
         return PostgresError.server(sqlState: state, message: message)
     }

@@ -1,6 +1,7 @@
 internal import CLibPQ
 import FoundationEssentials
 import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -351,6 +352,6 @@ final class PostgresConnection: @unchecked Sendable {
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { UnsafePointer($0) } + [nil])
 }

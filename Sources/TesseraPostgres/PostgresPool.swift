@@ -70,7 +70,9 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Runs one statement.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws(PostgresError)
+    public func query(
+        _ sql: String, _ parameters: [any PostgresEncodable] = []
+    ) async throws(PostgresError)
         -> PostgresResult
     {
         try await pipeline([PostgresQuery(sql, parameters)])[0]

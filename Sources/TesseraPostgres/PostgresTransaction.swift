@@ -14,7 +14,9 @@ public final class PostgresTransaction {
 
     /// Runs one statement in the transaction.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws(PostgresError)
+    public func query(
+        _ sql: String, _ parameters: [any PostgresEncodable] = []
+    ) async throws(PostgresError)
         -> PostgresResult
     {
         try await pipeline([PostgresQuery(sql, parameters)])[0]

@@ -59,7 +59,8 @@ public struct RPCMethodTable: Sendable {
 
     private mutating func add(_ method: RPCMethod) {
         precondition(!method.name.isEmpty, "an RPC method needs a name")
-        precondition(!method.name.hasPrefix("rpc."), "RPC method names starting with 'rpc.' are reserved: \(method.name)")
+        precondition(
+            !method.name.hasPrefix("rpc."), "RPC method names starting with 'rpc.' are reserved: \(method.name)")
         precondition(!methods.contains { $0.name == method.name }, "RPC method registered twice: \(method.name)")
         methods.append(method)
     }

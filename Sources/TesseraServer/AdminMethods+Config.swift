@@ -69,7 +69,8 @@ extension AdminMethods {
             params: UpdateTenantParams.self, result: JSONObject.self
         ) { params, context in
             try await admin.updateTenant(
-                params.tenantId, params.tenant, updateMask: params.updateMask, actor: try context.actor("tenants.update"))
+                params.tenantId, params.tenant, updateMask: params.updateMask,
+                actor: try context.actor("tenants.update"))
         }
         table.register(
             "tenants.delete", summary: "Deletes a tenant and everything it owns.", params: TenantIDParams.self,

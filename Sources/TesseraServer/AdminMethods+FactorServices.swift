@@ -44,7 +44,8 @@ extension AdminMethods {
     static func registerFactorServices(_ admin: FactorServicesAdmin, into table: inout RPCMethodTable) {
         table.register(
             "factorServices.register",
-            summary: "Registers a factor service (asks it for its descriptor); its secret is shown only in this answer.",
+            summary:
+                "Registers a factor service (asks it for its descriptor); its secret is shown only in this answer.",
             params: RegisterFactorServiceParams.self, result: FactorServiceRegistered.self
         ) { params, context in
             let registered = try await admin.register(
@@ -65,7 +66,8 @@ extension AdminMethods {
         }
         table.register(
             "factorServices.update",
-            summary: "Changes a factor service's endpoints or timeout (with an optional updateMask) and describes it again.",
+            summary:
+                "Changes a factor service's endpoints or timeout (with an optional updateMask) and describes it again.",
             params: UpdateFactorServiceParams.self, result: JSONObject.self
         ) { params, context in
             try await admin.update(
@@ -79,7 +81,8 @@ extension AdminMethods {
         ) { params, context in
             FactorServiceSecret(
                 secret: try await admin.rotateSecret(
-                    factorID: params.factorId, secret: params.secret, actor: try context.actor("factorServices.rotateSecret")))
+                    factorID: params.factorId, secret: params.secret,
+                    actor: try context.actor("factorServices.rotateSecret")))
         }
         table.register(
             "factorServices.delete", summary: "Removes a factor service; its enrolments stay, unusable.",

@@ -104,7 +104,8 @@ extension AdminMethods {
             "users.delete", summary: "Deletes a user and everything they own.", params: UserIDParams.self,
             result: JSONObject.self
         ) { params, context in
-            try await users.delete(tenantID: params.tenantId, localID: params.localId, actor: try context.actor("users.delete"))
+            try await users.delete(
+                tenantID: params.tenantId, localID: params.localId, actor: try context.actor("users.delete"))
             return JSONObject()
         }
         table.register(

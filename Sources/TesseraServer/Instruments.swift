@@ -38,13 +38,13 @@ struct Instruments: Sendable {
         }
         registry.gauge(
             "tessera_change_listener_up",
-            help: "1 while the session that listens for change notices listens (caches then follow changes at once).")
-        {
+            help: "1 while the session that listens for change notices listens (caches then follow changes at once)."
+        ) {
             [([], changes.isListening ? 1 : 0)]
         }
         registry.gauge(
-            "tessera_change_notices_heard", help: "Change notices heard since start (each drops cached rows).")
-        {
+            "tessera_change_notices_heard", help: "Change notices heard since start (each drops cached rows)."
+        ) {
             [([], Double(changes.noticesHeard))]
         }
     }
@@ -98,8 +98,10 @@ struct MethodInstruments: Sendable {
     /// Counts and times one call; errors are counted by reason. The dispatcher names only registered methods,
     /// `(unknown)` and `(invalid)`, which are all resolved in advance.
     func record(_ call: RPCCallRecord) {
-        let series = byMethod[call.method]
-            ?? Series(ok: calls.series([listener, call.method, "OK"]), latency: latency.series([listener, call.method]))
+        let series =
+            byMethod[call.method]
+            ?? Series(
+                ok: calls.series([listener, call.method, "OK"]), latency: latency.series([listener, call.method]))
         if let reason = call.reason {
             calls.increment([listener, call.method, reason])
         } else {

@@ -1,10 +1,9 @@
-public import TesseraCore
-public import TesseraPostgres
 import FactorServices
 import MultiFactor
 import PhoneCodes
+public import TesseraCore
 import TesseraOAuth
-
+public import TesseraPostgres
 
 /// Every migration the server applies: core first, then the multi-factor router's, then each factor plugin's, then
 /// module `phone` (``PhoneMigrations``: phone sign-in's sessions and the SMS send limits, which the SMS factor and

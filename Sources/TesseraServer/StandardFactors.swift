@@ -2,9 +2,9 @@ public import MultiFactor
 public import PhoneCodes
 import PhoneFactor
 import RecoveryCodeFactor
-public import TesseraPostgres
 import TOTPFactor
 import TesseraCore
+public import TesseraPostgres
 
 /// The factor plugins this server offers. A new plugin is registered by adding it to the one list in ``factors``;
 /// its migrations then run with the others, its members appear in the multi-factor methods, its `amr` in tokens,

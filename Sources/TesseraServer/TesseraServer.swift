@@ -1,15 +1,15 @@
-public import Logging
-public import TesseraHTTP
-public import TesseraLoop
-public import TesseraMetrics
-public import TesseraPostgres
-public import TesseraCore
 import FactorServices
+public import Logging
 import MultiFactor
 import PhoneCodes
 import PhoneSignIn
-import TesseraOAuth
 import Synchronization
+public import TesseraCore
+public import TesseraHTTP
+public import TesseraLoop
+public import TesseraMetrics
+import TesseraOAuth
+public import TesseraPostgres
 
 /// The running server: the public and the admin listener on one event loop group, each with its routes and
 /// its JSON-RPC method table, over one database client and the core services (DESIGN §1).
@@ -56,7 +56,8 @@ public final class TesseraServer: Sendable {
             source: registeredFactors)
         let multiFactor = MultiFactorRouter(services: services, directory: directory, logger: logger, metrics: metrics)
         self.multiFactor = multiFactor
-        let factorServices = FactorServicesAdmin(services: services, registered: registeredFactors, directory: directory)
+        let factorServices = FactorServicesAdmin(
+            services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
         publicServer = configuration.publicListen.map { address in
             let routes = Routes(

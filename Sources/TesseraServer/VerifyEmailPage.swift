@@ -13,7 +13,8 @@ struct VerifyEmailPage: Sendable {
         guard let code = query["oobCode"], !code.isEmpty else {
             return page(status: .badRequest, title: "Invalid link", message: "This verification link is incomplete.")
         }
-        let tenantField = query["tenantId"].map { #"<input type="hidden" name="tenantId" value="\#(HTML.escape($0))">"# } ?? ""
+        let tenantField =
+            query["tenantId"].map { #"<input type="hidden" name="tenantId" value="\#(HTML.escape($0))">"# } ?? ""
         return page(
             status: .ok, title: "Verify your e-mail address",
             message: "Confirm that this e-mail address belongs to you.",

@@ -14,7 +14,7 @@ import TesseraPostgres
 import TesseraServer
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `tessera factor …`: Tessera's built-in factors run as factor services (`docs/factor-protocol.md`).

@@ -1,7 +1,7 @@
 import ArgumentParser
+import FactorServices
 import FoundationEssentials
 import Logging
-import FactorServices
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
@@ -9,6 +9,7 @@ import TesseraLoop
 import TesseraMetrics
 import TesseraPostgres
 import TesseraServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,10 @@ struct Serve: AsyncParsableCommand {
     var trustedProxy: [String] = []
     @Flag(help: "Do not apply pending migrations at start.")
     var noMigrate = false
-    @Option(help: "A built-in factor (phone, totp) that runs as a factor service instead; repeatable (TESSERA_REMOTE_FACTORS).")
+    @Option(
+        help:
+            "A built-in factor (phone, totp) that runs as a factor service instead; repeatable (TESSERA_REMOTE_FACTORS)."
+    )
     var remoteFactor: [String] = []
     @Option(help: "The most connections each listener keeps open at once (TESSERA_MAX_CONNECTIONS; default 10000).")
     var maxConnections: String?
@@ -162,4 +166,3 @@ func makeLogger(environment: [String: String]) -> Logger {
     }
     return Logger(label: "tessera")
 }
-

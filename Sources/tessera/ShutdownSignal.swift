@@ -1,4 +1,5 @@
 import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -23,7 +23,8 @@ struct Tessera: AsyncParsableCommand {
             Self.exit(withError: exit)
         } catch {
             if exitCode(for: error) == .success { Self.exit(withError: error) }
-            let message = fullMessage(for: error)
+            let message =
+                fullMessage(for: error)
                 .split(whereSeparator: \.isNewline)
                 .first { $0.contains { !$0.isWhitespace } }
                 .map(String.init) ?? "\(error)"

@@ -7,7 +7,7 @@ let package = Package(
     name: "TesseraFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Tessera", path: "../.."),
+        .package(name: "Tessera", path: "../..")
     ],
     targets: [
         .target(name: "CFuzzDriver"),

@@ -42,15 +42,29 @@ struct FactorSelfDescriptionTests {
     }
 
     static let badDocuments: [(JSONObject, String)] = [
-        (["enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s", "code": ["infoKey": "c"]],
-         "enrollButton is required"),
-        (["enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
-          "code": ["infoKey": "c"], "resendd": true], "resendd is not a known member"),
-        (["enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
-          "code": ["infoKey": "c", "length": 0]], "code.length must be an integer from 1 to 64"),
-        (["enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
-          "code": ["infoKey": "c"], "enrollFields": [["name": "n", "label": "l", "normalization": "digits"]]],
-         "enrollFields[0].normalization must be one of strip-separators"),
+        (
+            ["enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s", "code": ["infoKey": "c"]],
+            "enrollButton is required"
+        ),
+        (
+            [
+                "enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
+                "code": ["infoKey": "c"], "resendd": true,
+            ], "resendd is not a known member"
+        ),
+        (
+            [
+                "enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
+                "code": ["infoKey": "c", "length": 0],
+            ], "code.length must be an integer from 1 to 64"
+        ),
+        (
+            [
+                "enrollButton": "b", "enrollTitle": "t", "enrollmentLabel": "l", "signInInstructions": "s",
+                "code": ["infoKey": "c"], "enrollFields": [["name": "n", "label": "l", "normalization": "digits"]],
+            ],
+            "enrollFields[0].normalization must be one of strip-separators"
+        ),
     ]
 
     @Test(arguments: badDocuments)
@@ -88,7 +102,8 @@ struct FactorSelfDescriptionTests {
         #expect(try member.reader(["sessionInfo": "s", "code": "1"]).string("code") == "1")
         #expect(Self.readingReason { _ = try member.reader(["cod": "1"]) } == .invalidArgument)
         #expect(
-            Self.readingReason { _ = try member.reader(["sessionInfo": "s"], excluding: ["sessionInfo"]) } == .invalidArgument)
+            Self.readingReason { _ = try member.reader(["sessionInfo": "s"], excluding: ["sessionInfo"]) }
+                == .invalidArgument)
         let open = FactorMember("xInfo", schema: ["type": "object"])
         #expect(try open.reader(["anything": "goes"]).string("anything") == "goes")
     }

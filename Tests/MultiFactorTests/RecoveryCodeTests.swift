@@ -19,7 +19,9 @@ import Testing
     ]
 
     /// Starts and finalizes a set for the user of `idToken`; returns the codes and the enrolment id.
-    static func enroll(_ mfa: MFAHarness, _ idToken: String, tenantID: String) async throws
+    static func enroll(
+        _ mfa: MFAHarness, _ idToken: String, tenantID: String
+    ) async throws
         -> (codes: [String], enrollmentID: String)
     {
         let started = try await mfa.router.startEnrollment(
@@ -44,7 +46,9 @@ import Testing
     }
 
     /// `mfaSignIn.finalize` with a recovery code.
-    static func signIn(_ mfa: MFAHarness, _ email: String, code: String, tenantID: String, enrollmentID: String)
+    static func signIn(
+        _ mfa: MFAHarness, _ email: String, code: String, tenantID: String, enrollmentID: String
+    )
         async throws -> TokenResult
     {
         let challenge = try await mfa.challenge(email, tenantID: tenantID)
@@ -55,7 +59,9 @@ import Testing
     }
 
     /// The rows of `text`, every column read as text.
-    static func rows(_ mfa: MFAHarness, _ text: String, _ parameters: [any PostgresEncodable & Sendable]) async throws
+    static func rows(
+        _ mfa: MFAHarness, _ text: String, _ parameters: [any PostgresEncodable & Sendable]
+    ) async throws
         -> [[String?]]
     {
         try await mfa.core.database.withPool { pool in
@@ -91,7 +97,8 @@ import Testing
             #expect(try await Self.remaining(mfa, user.tokens.idToken, tenantID: tenant) == 10)
             // The codes are stored sealed, never in the clear.
             let stored = try await Self.rows(
-                mfa, "SELECT encode(sealed_state, 'hex') FROM mfa_enrollments WHERE factor = 'recovery' AND user_id = $1",
+                mfa,
+                "SELECT encode(sealed_state, 'hex') FROM mfa_enrollments WHERE factor = 'recovery' AND user_id = $1",
                 [user.tokens.localId])
             #expect(stored.count == 1)
             let hex = Array(stored.first?.first??.utf8 ?? "".utf8)
@@ -123,11 +130,13 @@ import Testing
             #expect(try await Self.remaining(mfa, signedIn.idToken, tenantID: tenant) == 7)
             // The stored view follows, for every reader of it (an admin's users.get).
             let stored = try await Self.rows(
-                mfa, "SELECT public_info->'recoveryCodeInfo'->>'remaining' FROM mfa_enrollments WHERE enrollment_id = $1",
+                mfa,
+                "SELECT public_info->'recoveryCodeInfo'->>'remaining' FROM mfa_enrollments WHERE enrollment_id = $1",
                 [set])
             #expect(stored == [["7"]])
             let audited = try await Self.rows(
-                mfa, "SELECT actor_key_id, method, after->'factorInfo'->'recoveryCodeInfo'->>'remaining' FROM audit_events "
+                mfa,
+                "SELECT actor_key_id, method, after->'factorInfo'->'recoveryCodeInfo'->>'remaining' FROM audit_events "
                     + "WHERE target = $1 ORDER BY occurred_at, after->'factorInfo'->'recoveryCodeInfo'->>'remaining' DESC",
                 ["users/\(user.tokens.localId)/mfaEnrollments/\(set)"])
             #expect(

@@ -47,7 +47,8 @@ public struct PhoneHarness: Sendable {
             let sms = RecordingSMSSender()
             let codes = SMSCodeIssuer(sender: sms, appVerification: appVerification)
             guard remote else {
-                return try await body(PhoneHarness(core: core, sms: sms, codes: codes, factor: PhoneFactor(codes: codes)))
+                return try await body(
+                    PhoneHarness(core: core, sms: sms, codes: codes, factor: PhoneFactor(codes: codes)))
             }
             let group = try EventLoopGroup(loopCount: 1)
             defer { group.shutdown() }
@@ -62,7 +63,8 @@ public struct PhoneHarness: Sendable {
             try await server.start()
             let client = FactorServiceClient(
                 factorID: "phone",
-                endpoints: try FactorServiceEndpoints(["http://127.0.0.1:\(server.port)/rpc"], allowInsecureHttp: false),
+                endpoints: try FactorServiceEndpoints(
+                    ["http://127.0.0.1:\(server.port)/rpc"], allowInsecureHttp: false),
                 secret: secret, timeout: .seconds(5),
                 http: try HTTPClient(
                     group: group,

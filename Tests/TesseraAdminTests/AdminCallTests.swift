@@ -1,5 +1,6 @@
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 @Suite struct AdminCallTests {
@@ -7,23 +8,35 @@ import Testing
         let page = AdminCall.Page(size: 50, token: "next")
         let cases: [(AdminCall, String, JSONValue)] = [
             (.getConfig(), "projects.getConfig", [:]),
-            (.updateConfig(["smsDailyQuota": 5], mask: "smsDailyQuota"), "projects.updateConfig",
-             ["config": ["smsDailyQuota": 5], "updateMask": "smsDailyQuota"]),
+            (
+                .updateConfig(["smsDailyQuota": 5], mask: "smsDailyQuota"), "projects.updateConfig",
+                ["config": ["smsDailyQuota": 5], "updateMask": "smsDailyQuota"]
+            ),
             (.updateConfig(["displayName": "X"], mask: nil), "projects.updateConfig", ["config": ["displayName": "X"]]),
-            (.updateProjectMFA(["state": "ENABLED"]), "projects.updateConfig",
-             ["config": ["mfa": ["state": "ENABLED"]], "updateMask": "mfa"]),
-            (.createTenant(displayName: "Acme", body: ["displayName": "Old", "disableAuth": true]), "tenants.create",
-             ["tenant": ["displayName": "Acme", "disableAuth": true]]),
+            (
+                .updateProjectMFA(["state": "ENABLED"]), "projects.updateConfig",
+                ["config": ["mfa": ["state": "ENABLED"]], "updateMask": "mfa"]
+            ),
+            (
+                .createTenant(displayName: "Acme", body: ["displayName": "Old", "disableAuth": true]), "tenants.create",
+                ["tenant": ["displayName": "Acme", "disableAuth": true]]
+            ),
             (.getTenant("t1"), "tenants.get", ["tenantId": "t1"]),
             (.listTenants(page), "tenants.list", ["pageSize": 50, "pageToken": "next"]),
             (.listTenants(AdminCall.Page()), "tenants.list", [:]),
-            (.updateTenant("t1", ["displayName": "B"], mask: "displayName"), "tenants.update",
-             ["tenantId": "t1", "tenant": ["displayName": "B"], "updateMask": "displayName"]),
-            (.updateTenantMFA("t1", ["state": "MANDATORY"]), "tenants.update",
-             ["tenantId": "t1", "tenant": ["mfaConfig": ["state": "MANDATORY"]], "updateMask": "mfaConfig"]),
+            (
+                .updateTenant("t1", ["displayName": "B"], mask: "displayName"), "tenants.update",
+                ["tenantId": "t1", "tenant": ["displayName": "B"], "updateMask": "displayName"]
+            ),
+            (
+                .updateTenantMFA("t1", ["state": "MANDATORY"]), "tenants.update",
+                ["tenantId": "t1", "tenant": ["mfaConfig": ["state": "MANDATORY"]], "updateMask": "mfaConfig"]
+            ),
             (.deleteTenant("t1"), "tenants.delete", ["tenantId": "t1"]),
-            (try .createAdminKey(displayName: "ci", scope: "tenant:t1"), "adminKeys.create",
-             ["displayName": "ci", "scope": "tenant:t1"]),
+            (
+                try .createAdminKey(displayName: "ci", scope: "tenant:t1"), "adminKeys.create",
+                ["displayName": "ci", "scope": "tenant:t1"]
+            ),
             (.listAdminKeys(), "adminKeys.list", [:]),
             (.revokeAdminKey("k1"), "adminKeys.revoke", ["keyId": "k1"]),
             (.rotateSigningKey(), "keys.rotate", [:]),
@@ -47,19 +60,22 @@ import Testing
             displayName: "Ann", disabled: true, mfaEnrollmentIDs: ["e2"])
         let update = AdminCall.updateUser(tenantID: "t1", localID: "u1", all)
         #expect(update.method == "users.update")
-        #expect(JSONValue.object(update.params) == [
-            "tenantId": "t1", "localId": "u1", "email": "a@b.c", "password": "correct horse", "emailVerified": false,
-            "phoneNumber": "+15555550100", "displayName": "Ann", "disabled": true,
-            "mfaInfo": [["mfaEnrollmentId": "e2"]],
-        ])
+        #expect(
+            JSONValue.object(update.params) == [
+                "tenantId": "t1", "localId": "u1", "email": "a@b.c", "password": "correct horse",
+                "emailVerified": false,
+                "phoneNumber": "+15555550100", "displayName": "Ann", "disabled": true,
+                "mfaInfo": [["mfaEnrollmentId": "e2"]],
+            ])
         let create = AdminCall.createUser(tenantID: nil, AdminCall.UserFields(email: "a@b.c"))
         #expect(create.method == "users.create")
         #expect(JSONValue.object(create.params) == ["email": "a@b.c"])
         #expect(AdminCall.UserFields().isEmpty)
         #expect(!AdminCall.UserFields(disabled: false).isEmpty)
         let removingAll = AdminCall.UserFields(mfaEnrollmentIDs: [])
-        #expect(JSONValue.object(AdminCall.updateUser(tenantID: nil, localID: "u", removingAll).params)
-            == ["localId": "u", "mfaInfo": []])
+        #expect(
+            JSONValue.object(AdminCall.updateUser(tenantID: nil, localID: "u", removingAll).params)
+                == ["localId": "u", "mfaInfo": []])
     }
 
     @Test(arguments: ["", "projects", "tenant:", "tenant", "Project", "tenants:t1"])

@@ -4,6 +4,7 @@ import TesseraHTTP
 import TesseraJSON
 import TesseraLoop
 import Testing
+
 @testable import tessera
 
 /// What the fake admin listener saw: the Authorization field and the JSON-RPC request of each call.
@@ -16,17 +17,23 @@ private final class SeenRequests: Sendable {
 /// An HTTPServer answering `POST /rpc`: `tenants.get` of `t1` succeeds, anything else is `TENANT_NOT_FOUND`.
 private func fakeListener(seen: SeenRequests) -> HTTPRouter {
     var router = HTTPRouter()
-    router.on(.post, "/rpc", immediate: { request in
-        let call = (try? JSONValue(parsing: request.body)) ?? .null
-        seen.add(request.headers["Authorization"] ?? "", call)
-        let reply: JSONValue = call["params"]?["tenantId"] == "t1"
-            ? ["jsonrpc": "2.0", "id": call["id"] ?? nil, "result": ["tenantId": "t1", "displayName": "Acme"]]
-            : ["jsonrpc": "2.0", "id": call["id"] ?? nil, "error": [
-                "code": -32000, "message": "TENANT_NOT_FOUND : No such tenant.",
-                "data": ["reason": "TENANT_NOT_FOUND", "status": "NOT_FOUND"],
-            ]]
-        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: reply.serialized())
-    })
+    router.on(
+        .post, "/rpc",
+        immediate: { request in
+            let call = (try? JSONValue(parsing: request.body)) ?? .null
+            seen.add(request.headers["Authorization"] ?? "", call)
+            let reply: JSONValue =
+                call["params"]?["tenantId"] == "t1"
+                ? ["jsonrpc": "2.0", "id": call["id"] ?? nil, "result": ["tenantId": "t1", "displayName": "Acme"]]
+                : [
+                    "jsonrpc": "2.0", "id": call["id"] ?? nil,
+                    "error": [
+                        "code": -32000, "message": "TENANT_NOT_FOUND : No such tenant.",
+                        "data": ["reason": "TENANT_NOT_FOUND", "status": "NOT_FOUND"],
+                    ],
+                ]
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: reply.serialized())
+        })
     return router
 }
 
@@ -55,10 +62,11 @@ private func fakeListener(seen: SeenRequests) -> HTTPRouter {
         #expect(tenant == ["tenantId": "t1", "displayName": "Acme"])
         #expect(failure == .rpc(reason: "TENANT_NOT_FOUND", message: "TENANT_NOT_FOUND : No such tenant."))
         #expect(seen.all.map(\.authorization) == ["Bearer tsk_test", "Bearer tsk_test"])
-        #expect(seen.all.map(\.request) == [
-            ["jsonrpc": "2.0", "id": 1, "method": "tenants.get", "params": ["tenantId": "t1"]],
-            ["jsonrpc": "2.0", "id": 2, "method": "tenants.get", "params": ["tenantId": "t9"]],
-        ])
+        #expect(
+            seen.all.map(\.request) == [
+                ["jsonrpc": "2.0", "id": 1, "method": "tenants.get", "params": ["tenantId": "t1"]],
+                ["jsonrpc": "2.0", "id": 2, "method": "tenants.get", "params": ["tenantId": "t9"]],
+            ])
     }
 
     @Test func anUnreachableListenerIsNamedInTheFailure() async throws {

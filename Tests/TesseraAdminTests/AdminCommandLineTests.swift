@@ -1,6 +1,7 @@
 import ArgumentParser
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 /// The command line of `tessera admin`, parsed the way `tessera` parses it (without running anything).
@@ -37,8 +38,11 @@ private func parse(_ arguments: [String]) throws -> any ParsableCommand {
     }
 
     @Test func parsedValuesReachTheCommands() throws {
-        let update = try #require(try parse(["users", "update", "u1", "--email-verified", "false",
-                                             "--remove-mfa", "e1", "e2"]) as? AdminUsers.Update)
+        let update = try #require(
+            try parse([
+                "users", "update", "u1", "--email-verified", "false",
+                "--remove-mfa", "e1", "e2",
+            ]) as? AdminUsers.Update)
         #expect(update.uid == "u1")
         #expect(update.emailVerified == false)
         #expect(update.removeMfa == ["e1", "e2"])

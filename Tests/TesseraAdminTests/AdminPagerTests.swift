@@ -1,5 +1,6 @@
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 /// Serves canned pages by token and records the pages asked for.
@@ -28,9 +29,10 @@ private actor PageSource {
             await source.fetch(page)
         }
         #expect(result == ["users": [["localId": "u1"], ["localId": "u2"], ["localId": "u3"], ["localId": "u4"]]])
-        #expect(await source.asked == [
-            AdminCall.Page(size: 2), AdminCall.Page(size: 2, token: "p2"), AdminCall.Page(size: 2, token: "p3"),
-        ])
+        #expect(
+            await source.asked == [
+                AdminCall.Page(size: 2), AdminCall.Page(size: 2, token: "p2"), AdminCall.Page(size: 2, token: "p3"),
+            ])
     }
 
     @Test func withoutAllOnlyThePageAskedForIsFetched() async throws {

@@ -1,5 +1,6 @@
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 private let url = "http://127.0.0.1:8081"
@@ -11,11 +12,13 @@ private func reply(_ text: String, status: Int = 200) throws(AdminFailure) -> JS
 @Suite struct AdminRPCEnvelopeTests {
     @Test func theRequestIsAJSONRPCObjectWithNamedParams() {
         let body = AdminRPCEnvelope.requestBody(for: .getTenant("t1"), id: 3)
-        #expect(String(decoding: body, as: UTF8.self)
-            == #"{"jsonrpc":"2.0","id":3,"method":"tenants.get","params":{"tenantId":"t1"}}"#)
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","id":3,"method":"tenants.get","params":{"tenantId":"t1"}}"#)
         let noParams = AdminRPCEnvelope.requestBody(for: .listAdminKeys(), id: 1)
-        #expect(String(decoding: noParams, as: UTF8.self)
-            == #"{"jsonrpc":"2.0","id":1,"method":"adminKeys.list","params":{}}"#)
+        #expect(
+            String(decoding: noParams, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","id":1,"method":"adminKeys.list","params":{}}"#)
     }
 
     @Test func theResultIsReturned() throws {
@@ -31,17 +34,20 @@ private func reply(_ text: String, status: Int = 200) throws(AdminFailure) -> JS
         #expect(throws: AdminFailure.rpc(reason: "TENANT_NOT_FOUND", message: "TENANT_NOT_FOUND : No tenant t9.")) {
             try reply(error)
         }
-        #expect(AdminFailure.rpc(reason: "TENANT_NOT_FOUND", message: "TENANT_NOT_FOUND : No tenant t9.").description
-            == "TENANT_NOT_FOUND : No tenant t9.")
-        #expect(AdminFailure.rpc(reason: "INTERNAL", message: "Internal error").description
-            == "INTERNAL : Internal error")
+        #expect(
+            AdminFailure.rpc(reason: "TENANT_NOT_FOUND", message: "TENANT_NOT_FOUND : No tenant t9.").description
+                == "TENANT_NOT_FOUND : No tenant t9.")
+        #expect(
+            AdminFailure.rpc(reason: "INTERNAL", message: "Internal error").description
+                == "INTERNAL : Internal error")
         #expect(throws: AdminFailure.rpc(reason: nil, message: "JSON-RPC error -32601")) {
             try reply(#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#)
         }
         // An error reply wins even under an HTTP error status.
         #expect(throws: AdminFailure.rpc(reason: "UNAUTHENTICATED", message: "UNAUTHENTICATED : no key")) {
-            try reply(#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"UNAUTHENTICATED : no key","#
-                + #""data":{"reason":"UNAUTHENTICATED"}}}"#, status: 401)
+            try reply(
+                #"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"UNAUTHENTICATED : no key","#
+                    + #""data":{"reason":"UNAUTHENTICATED"}}}"#, status: 401)
         }
     }
 
@@ -56,10 +62,12 @@ private func reply(_ text: String, status: Int = 200) throws(AdminFailure) -> JS
         let notRPC = AdminFailure.unexpectedAnswer(url: url, detail: "the reply is not a JSON-RPC 2.0 response")
         #expect(throws: notRPC) { try reply(#"{"result":{}}"#) }
         #expect(throws: notRPC) { try reply(#"{"jsonrpc":"2.0","id":1}"#) }
-        #expect(AdminFailure.unexpectedAnswer(url: url, detail: "HTTP 404").description
-            == "unexpected answer from the admin listener at http://127.0.0.1:8081: HTTP 404")
-        #expect(AdminFailure.unreachable(url: url, detail: "connection refused by 127.0.0.1:8081").description
-            == "cannot reach admin listener at http://127.0.0.1:8081: connection refused by 127.0.0.1:8081")
+        #expect(
+            AdminFailure.unexpectedAnswer(url: url, detail: "HTTP 404").description
+                == "unexpected answer from the admin listener at http://127.0.0.1:8081: HTTP 404")
+        #expect(
+            AdminFailure.unreachable(url: url, detail: "connection refused by 127.0.0.1:8081").description
+                == "cannot reach admin listener at http://127.0.0.1:8081: connection refused by 127.0.0.1:8081")
     }
 
     @Test func aLongErrorPageIsCutShort() throws {

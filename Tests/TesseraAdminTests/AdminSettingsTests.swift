@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 private func options(_ arguments: [String] = []) throws -> AdminOptions {
@@ -16,8 +17,11 @@ private func noKeyFile(_ path: String) throws(AdminUsageError) -> String {
     @Test func theURLComesFromTheOptionTheEnvironmentOrTheDefault() throws {
         let environment = ["TESSERA_ADMIN_KEY": "key-1"]
         let defaults = try AdminSettings.resolve(try options(), environment: environment, readKeyFile: noKeyFile)
-        #expect(defaults == AdminSettings(
-            url: "http://127.0.0.1:8081", endpoint: "http://127.0.0.1:8081/rpc", key: "key-1", timeout: .seconds(10)))
+        #expect(
+            defaults
+                == AdminSettings(
+                    url: "http://127.0.0.1:8081", endpoint: "http://127.0.0.1:8081/rpc", key: "key-1",
+                    timeout: .seconds(10)))
         let fromEnvironment = try AdminSettings.resolve(
             try options(), environment: environment.merging(["TESSERA_ADMIN_URL": "https://admin.example"]) { $1 },
             readKeyFile: noKeyFile)

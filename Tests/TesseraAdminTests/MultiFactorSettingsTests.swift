@@ -1,6 +1,7 @@
 import ArgumentParser
 import TesseraJSON
 import Testing
+
 @testable import tessera
 
 @Suite struct MultiFactorSettingsTests {
@@ -11,10 +12,11 @@ import Testing
 
     @Test func aStateAloneKeepsTheCurrentProvidersAndTheirIntervals() {
         let settings = MultiFactorSettings(state: .mandatory)
-        #expect(JSONValue.object(settings.config(current: both)) == [
-            "state": "MANDATORY", "enabledProviders": ["PHONE_SMS"],
-            "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]]],
-        ])
+        #expect(
+            JSONValue.object(settings.config(current: both)) == [
+                "state": "MANDATORY", "enabledProviders": ["PHONE_SMS"],
+                "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]]],
+            ])
         #expect(JSONValue.object(settings.config(current: nil)) == ["state": "MANDATORY"])
         #expect(JSONValue.object(settings.config(current: .null)) == ["state": "MANDATORY"])
     }
@@ -27,22 +29,24 @@ import Testing
                 ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]],
             ],
         ]
-        #expect(JSONValue.object(MultiFactorSettings(state: .enabled).config(current: current)) == [
-            "state": "ENABLED",
-            "providerConfigs": [
-                ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]],
-                ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "email"]],
-            ],
-        ])
+        #expect(
+            JSONValue.object(MultiFactorSettings(state: .enabled).config(current: current)) == [
+                "state": "ENABLED",
+                "providerConfigs": [
+                    ["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]],
+                    ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "email"]],
+                ],
+            ])
         let switched = MultiFactorSettings(
             state: .enabled, totp: false, enabledFactorServices: ["push"], disabledFactorServices: ["email"])
-        #expect(JSONValue.object(switched.config(current: current)) == [
-            "state": "ENABLED",
-            "providerConfigs": [
-                ["state": "DISABLED", "factorServiceProviderConfig": ["factorId": "email"]],
-                ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "push"]],
-            ],
-        ])
+        #expect(
+            JSONValue.object(switched.config(current: current)) == [
+                "state": "ENABLED",
+                "providerConfigs": [
+                    ["state": "DISABLED", "factorServiceProviderConfig": ["factorId": "email"]],
+                    ["state": "ENABLED", "factorServiceProviderConfig": ["factorId": "push"]],
+                ],
+            ])
         let contradictory = MultiFactorSettings(
             state: .enabled, enabledFactorServices: ["push"], disabledFactorServices: ["push"])
         #expect(throws: AdminUsageError.self) { try contradictory.validate() }
@@ -50,28 +54,33 @@ import Testing
 
     @Test func providerFlagsOverrideTheCurrentConfig() {
         let phoneOff = MultiFactorSettings(state: .enabled, phoneSMS: false)
-        #expect(JSONValue.object(phoneOff.config(current: both)) == [
-            "state": "ENABLED",
-            "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]]],
-        ])
+        #expect(
+            JSONValue.object(phoneOff.config(current: both)) == [
+                "state": "ENABLED",
+                "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 2]]],
+            ])
         let totpOff = MultiFactorSettings(state: .enabled, totp: false)
-        #expect(JSONValue.object(totpOff.config(current: both))
-            == ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]])
+        #expect(
+            JSONValue.object(totpOff.config(current: both))
+                == ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]])
         let phoneOn = MultiFactorSettings(state: .enabled, phoneSMS: true, totp: true)
-        #expect(JSONValue.object(phoneOn.config(current: nil)) == [
-            "state": "ENABLED", "enabledProviders": ["PHONE_SMS"],
-            "providerConfigs": [["state": "ENABLED", "totpProviderConfig": [:]]],
-        ])
+        #expect(
+            JSONValue.object(phoneOn.config(current: nil)) == [
+                "state": "ENABLED", "enabledProviders": ["PHONE_SMS"],
+                "providerConfigs": [["state": "ENABLED", "totpProviderConfig": [:]]],
+            ])
     }
 
     @Test func intervalsAloneEnableTOTPAndReplaceTheCurrentValue() {
         let intervals = MultiFactorSettings(state: .enabled, adjacentIntervals: 7)
-        #expect(JSONValue.object(intervals.config(current: ["state": "DISABLED"])) == [
-            "state": "ENABLED",
-            "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 7]]],
-        ])
-        #expect(JSONValue.object(intervals.config(current: both))["providerConfigs"]
-            == [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 7]]])
+        #expect(
+            JSONValue.object(intervals.config(current: ["state": "DISABLED"])) == [
+                "state": "ENABLED",
+                "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 7]]],
+            ])
+        #expect(
+            JSONValue.object(intervals.config(current: both))["providerConfigs"]
+                == [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 7]]])
     }
 
     @Test func aDisabledTOTPEntryDoesNotCountAsEnabled() {

@@ -1,10 +1,10 @@
 import FoundationEssentials
-import Testing
 import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
 import TesseraTestSupport
+import Testing
 
 /// The time-dependent and failure paths of accounts and tokens, with a manual clock against the real database.
 @Suite(.serialized) struct AccountsTests {
@@ -16,9 +16,10 @@ import TesseraTestSupport
             let email = CoreHarness.email()
             _ = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
             for _ in 0..<10 {
-                #expect(try await reason {
-                    try await harness.checkPassword(email: email, password: "wrong password")
-                } == .invalidLoginCredentials)
+                #expect(
+                    try await reason {
+                        try await harness.checkPassword(email: email, password: "wrong password")
+                    } == .invalidLoginCredentials)
             }
             harness.clock.advance(by: 600)
             do {
@@ -43,9 +44,10 @@ import TesseraTestSupport
             let rotated = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
             try await harness.verify(idToken: rotated.idToken)
             harness.clock.advance(by: 30 * 86_400 + 1)
-            #expect(try await reason {
-                _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
-            } == .invalidRefreshToken)
+            #expect(
+                try await reason {
+                    _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
+                } == .invalidRefreshToken)
         }
     }
 
@@ -60,7 +62,8 @@ import TesseraTestSupport
             let second = try await harness.database.withPool { pool in
                 let user = try #require(try await UserStore.find(pool, id: first.localId, tenantID: nil))
                 return try await tokens.issue(
-                    pool, session: SignInSession(userID: user.userID, tenantID: nil, authTime: now, provider: "password"),
+                    pool,
+                    session: SignInSession(userID: user.userID, tenantID: nil, authTime: now, provider: "password"),
                     user: user)
             }
             let rotated = try await accounts.refresh(refreshToken: first.refreshToken, tenantID: nil)
@@ -69,16 +72,19 @@ import TesseraTestSupport
             for idToken in [first.idToken, rotated.idToken] {
                 #expect(try await reason { try await harness.verify(idToken: idToken) } == .tokenExpired)
             }
-            #expect(try await reason {
-                _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
-            } == .invalidRefreshToken)
-            #expect(try await reason { try await accounts.signOut(idToken: first.idToken, tenantID: nil) }
-                == .tokenExpired)
+            #expect(
+                try await reason {
+                    _ = try await accounts.refresh(refreshToken: rotated.refreshToken, tenantID: nil)
+                } == .invalidRefreshToken)
+            #expect(
+                try await reason { try await accounts.signOut(idToken: first.idToken, tenantID: nil) }
+                    == .tokenExpired)
             // Another sign-in goes on.
             try await harness.verify(idToken: second.idToken)
             _ = try await accounts.refresh(refreshToken: second.refreshToken, tenantID: nil)
-            #expect(try await reason { try await accounts.signOut(idToken: "not a token", tenantID: nil) }
-                == .invalidIDToken)
+            #expect(
+                try await reason { try await accounts.signOut(idToken: "not a token", tenantID: nil) }
+                    == .invalidIDToken)
         }
     }
 
@@ -98,21 +104,25 @@ import TesseraTestSupport
             #expect(link.hasPrefix("\(CoreHarness.issuer)/reset-password?oobCode="))
             let code = try #require(link.split(separator: "oobCode=").last.map(String.init))
 
-            #expect(try await reason {
-                _ = try await accounts.resetPassword(oobCode: code, newPassword: "short", tenantID: nil)
-            } == .weakPassword)
+            #expect(
+                try await reason {
+                    _ = try await accounts.resetPassword(oobCode: code, newPassword: "short", tenantID: nil)
+                } == .weakPassword)
             let newPassword = "a brand new password"
             #expect(try await accounts.resetPassword(oobCode: code, newPassword: newPassword, tenantID: nil) == address)
             // Single use; the old password and every token of before are gone; the new password works.
-            #expect(try await reason {
-                _ = try await accounts.resetPassword(oobCode: code, newPassword: newPassword, tenantID: nil)
-            } == .invalidOOBCode)
-            #expect(try await reason { try await harness.checkPassword(email: address, password: password) }
-                == .invalidLoginCredentials)
+            #expect(
+                try await reason {
+                    _ = try await accounts.resetPassword(oobCode: code, newPassword: newPassword, tenantID: nil)
+                } == .invalidOOBCode)
+            #expect(
+                try await reason { try await harness.checkPassword(email: address, password: password) }
+                    == .invalidLoginCredentials)
             try await harness.checkPassword(email: address, password: newPassword)
-            #expect(try await reason {
-                _ = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
-            } == .invalidRefreshToken)
+            #expect(
+                try await reason {
+                    _ = try await accounts.refresh(refreshToken: tokens.refreshToken, tenantID: nil)
+                } == .invalidRefreshToken)
         }
     }
 
@@ -120,7 +130,8 @@ import TesseraTestSupport
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts
             let address = CoreHarness.email()
-            let signedUp = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: nil)
+            let signedUp = try await accounts.signUp(
+                email: address, password: password, displayName: nil, tenantID: nil)
             func newCode() async throws -> String {
                 let before = harness.mail.sent.count
                 _ = try await accounts.sendPasswordReset(email: address, tenantID: nil, clientAddress: nil)
@@ -136,14 +147,18 @@ import TesseraTestSupport
                 actor: AuditLog.Actor(
                     principal: AdminPrincipal(keyID: "reset-test", scope: .project), method: "users.revokeTokens",
                     requestID: "r"))
-            #expect(try await reason {
-                _ = try await accounts.resetPassword(oobCode: voided, newPassword: "another password", tenantID: nil)
-            } == .invalidOOBCode)
+            #expect(
+                try await reason {
+                    _ = try await accounts.resetPassword(
+                        oobCode: voided, newPassword: "another password", tenantID: nil)
+                } == .invalidOOBCode)
             let expiring = try await newCode()
             harness.clock.advance(by: Accounts.passwordResetLifetime + 1)
-            #expect(try await reason {
-                _ = try await accounts.resetPassword(oobCode: expiring, newPassword: "another password", tenantID: nil)
-            } == .sessionExpired)
+            #expect(
+                try await reason {
+                    _ = try await accounts.resetPassword(
+                        oobCode: expiring, newPassword: "another password", tenantID: nil)
+                } == .sessionExpired)
         }
     }
 
@@ -151,17 +166,23 @@ import TesseraTestSupport
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts
             let unknown = CoreHarness.email()
-            for _ in 0..<5 { _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil) }
-            #expect(try await reason {
+            for _ in 0..<5 {
                 _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil)
-            } == .tooManyAttemptsTryLater)
+            }
+            #expect(
+                try await reason {
+                    _ = try await accounts.sendPasswordReset(email: unknown, tenantID: nil, clientAddress: nil)
+                } == .tooManyAttemptsTryLater)
             let client = "2001:db8::\(String(UInt32.random(in: 1 ... .max), radix: 16))"
             for _ in 0..<30 {
-                _ = try await accounts.sendPasswordReset(email: CoreHarness.email(), tenantID: nil, clientAddress: client)
+                _ = try await accounts.sendPasswordReset(
+                    email: CoreHarness.email(), tenantID: nil, clientAddress: client)
             }
-            #expect(try await reason {
-                _ = try await accounts.sendPasswordReset(email: CoreHarness.email(), tenantID: nil, clientAddress: client)
-            } == .tooManyAttemptsTryLater)
+            #expect(
+                try await reason {
+                    _ = try await accounts.sendPasswordReset(
+                        email: CoreHarness.email(), tenantID: nil, clientAddress: client)
+                } == .tooManyAttemptsTryLater)
         }
     }
 
@@ -184,10 +205,12 @@ import TesseraTestSupport
             // The same address in another tenant shares the address's count.
             let tenant = "t-mail\(UInt32.random(in: 0...UInt32.max))"
             try await harness.insertTenant(tenant, ["displayName": "Mail", "allowPasswordSignup": true])
-            let other = try await accounts.signUp(email: address, password: password, displayName: nil, tenantID: tenant)
-            #expect(try await reason {
-                _ = try await accounts.sendVerificationEmail(idToken: other.idToken, tenantID: tenant)
-            } == .tooManyAttemptsTryLater)
+            let other = try await accounts.signUp(
+                email: address, password: password, displayName: nil, tenantID: tenant)
+            #expect(
+                try await reason {
+                    _ = try await accounts.sendVerificationEmail(idToken: other.idToken, tenantID: tenant)
+                } == .tooManyAttemptsTryLater)
             harness.clock.advance(by: 3600)
             _ = try await accounts.sendVerificationEmail(idToken: other.idToken, tenantID: tenant)
             #expect(harness.mail.sent.filter { $0.to == address }.count == 6)
@@ -203,17 +226,22 @@ import TesseraTestSupport
             let link = try #require(harness.mail.sent.last?.link)
             let code = try #require(link.split(separator: "oobCode=").last.map(String.init))
             harness.clock.advance(by: Accounts.oobCodeLifetime + 1)
-            #expect(try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .sessionExpired)
-            #expect(try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) } == .invalidOOBCode)
+            #expect(
+                try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) }
+                    == .sessionExpired)
+            #expect(
+                try await reason { _ = try await accounts.confirmEmail(oobCode: code, tenantID: nil) }
+                    == .invalidOOBCode)
         }
         try await CoreHarness.run(mailFails: true) { harness in
             let accounts = harness.services.accounts
             let tokens = try await accounts.signUp(
                 email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
             let before = try await Self.codeCount(harness, userID: tokens.localId)
-            #expect(try await reason {
-                _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
-            } == .deliveryFailed)
+            #expect(
+                try await reason {
+                    _ = try await accounts.sendVerificationEmail(idToken: tokens.idToken, tenantID: nil)
+                } == .deliveryFailed)
             #expect(try await Self.codeCount(harness, userID: tokens.localId) == before)
         }
     }

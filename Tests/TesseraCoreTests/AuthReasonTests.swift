@@ -1,5 +1,5 @@
-import Testing
 import TesseraCore
+import Testing
 
 @Suite struct AuthReasonTests {
     @Test func statusesFollowTheReasonTable() {

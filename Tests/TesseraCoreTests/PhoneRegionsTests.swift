@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraCore
 
 /// The calling-code table (every line well-formed, no duplicates, prefix-free codes), the region of real numbers
@@ -112,7 +113,8 @@ struct PhoneRegionsTests {
 
     @Test func everyRegionIsTwoCapitalLettersOrNonGeographic() {
         for entry in index.entries {
-            let isLetters = entry.region.utf8.count == 2
+            let isLetters =
+                entry.region.utf8.count == 2
                 && entry.region.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
             #expect(isLetters || entry.region == "001", "\(entry)")
         }
@@ -171,10 +173,11 @@ struct PhoneRegionsTests {
     @Test func commentsAndBlankLinesAreSkippedAndBadLinesRecorded() {
         let parsed = CallingCodeIndex(parsing: "# a comment\n\n44 GB\n44 1481 GG\n44 14x1 JE\n44 1481 JE\nx\n")
         #expect(parsed.entries.map(\.region) == ["GB", "GG", "JE"])
-        #expect(parsed.malformedLines == [
-            CallingCodeIndex.MalformedLine(lineNumber: 5, error: .leadingDigits("14x1")),
-            CallingCodeIndex.MalformedLine(lineNumber: 7, error: .fieldCount(1)),
-        ])
+        #expect(
+            parsed.malformedLines == [
+                CallingCodeIndex.MalformedLine(lineNumber: 5, error: .leadingDigits("14x1")),
+                CallingCodeIndex.MalformedLine(lineNumber: 7, error: .fieldCount(1)),
+            ])
         #expect(parsed.region(ofDigits: "441481123456") == "GG", "the first of duplicate entries wins")
         #expect(parsed.region(ofDigits: "442071234567") == "GB")
         #expect(parsed.region(ofDigits: "3312345678") == nil)
@@ -281,8 +284,10 @@ struct PhoneRegionsTests {
         }
     }
 
-    @Test(arguments: ["", "+", "12125550100", "+1212555", "+1234567890123456", "+02125550100", "+1 212 555 0100",
-                      "+12125550100 ", "\u{FF0B}12125550100", "+1212555010x"])
+    @Test(arguments: [
+        "", "+", "12125550100", "+1212555", "+1234567890123456", "+02125550100", "+1 212 555 0100",
+        "+12125550100 ", "\u{FF0B}12125550100", "+1212555010x",
+    ])
     func aNumberThatIsNotStrictE164IsInvalidWhateverTheConfig(number: String) {
         #expect(throws: Self.notE164) { try PhoneRegions.check(number, against: .allowAll) }
         #expect(throws: Self.notE164) { try PhoneRegions.check(number, against: .allowlistOnly(allowedRegions: [])) }

@@ -1,5 +1,5 @@
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("AES-256-GCM and KeyRing")
 struct AESGCMTests {

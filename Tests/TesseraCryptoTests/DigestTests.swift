@@ -1,9 +1,11 @@
+import TesseraCrypto
 import TesseraTestSupport
 import Testing
-import TesseraCrypto
 
 @Suite("SHA-2 digests")
 struct DigestTests {
+    // The vectors' own member names.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct PKCEVector: Decodable {
         let code_verifier: String
         let code_challenge_method: String

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("ES256 keys, signatures and JWKs")
 struct ES256Tests {
@@ -63,7 +63,8 @@ struct ES256Tests {
             y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
         )
         let key = try ES256PublicKey(jwk: jwk)
-        let signingInput = "eyJhbGciOiJFUzI1NiJ9"
+        let signingInput =
+            "eyJhbGciOiJFUzI1NiJ9"
             + ".eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
         let signature = try Base64URL.decode(
             "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"

@@ -1,6 +1,6 @@
+import TesseraCrypto
 import TesseraTestSupport
 import Testing
-import TesseraCrypto
 
 @Suite("Base64URL, Base64 and Base32")
 struct EncodingTests {
@@ -8,6 +8,7 @@ struct EncodingTests {
         struct Vector: Decodable {
             let ascii: String
             let base32: String
+            // swift-format-ignore: AlwaysUseLowerCamelCase
             let base64url_nopad: String
         }
         let vectors: [Vector]

@@ -1,5 +1,5 @@
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("HMAC")
 struct HMACTests {
@@ -82,8 +82,10 @@ struct HMACTests {
             #expect(hexString(try HMAC.authenticationCode(for: data, key: key, algorithm: .sha1)) == expected)
         }
         let binaryCases: [([UInt8], [UInt8], String)] = [
-            (Array(repeating: 0xAA, count: 20), Array(repeating: 0xDD, count: 50),
-             "125d7342b9ac11cd91a39af48aa17b4f63f175d3"),
+            (
+                Array(repeating: 0xAA, count: 20), Array(repeating: 0xDD, count: 50),
+                "125d7342b9ac11cd91a39af48aa17b4f63f175d3"
+            ),
             (Array(1...25), Array(repeating: 0xCD, count: 50), "4c9007f4026250c6bc8414f9bf50c86c2d7235da"),
         ]
         for (key, data, expected) in binaryCases {

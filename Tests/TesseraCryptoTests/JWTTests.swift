@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("JWT signing and verification")
 struct JWTTests {
@@ -11,6 +11,7 @@ struct JWTTests {
         var iat: Int64
         var exp: Int64
         var nbf: Int64?
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var email_verified: Bool
     }
 
@@ -85,7 +86,8 @@ struct JWTTests {
 
     @Test func algNoneIsRefused() throws {
         let kid = key.publicKey.thumbprint
-        let unsigned = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"\#(kid)"}"#.utf8)) + "."
+        let unsigned =
+            Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"\#(kid)"}"#.utf8)) + "."
             + Base64URL.encode(Array(payload.utf8)) + "."
         #expect(throws: JWTError.algorithmNotAllowed("none")) {
             try verifier.verify(unsigned, as: Claims.self, now: Self.issuedAt)

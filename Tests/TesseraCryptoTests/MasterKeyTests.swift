@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("MasterKey")
 struct MasterKeyTests {

@@ -1,6 +1,6 @@
+import TesseraCrypto
 import TesseraTestSupport
 import Testing
-import TesseraCrypto
 
 @Suite("One-time passwords (RFC 4226, RFC 6238)")
 struct OneTimePasswordTests {

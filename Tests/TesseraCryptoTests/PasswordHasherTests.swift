@@ -1,6 +1,6 @@
 import Synchronization
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("PasswordHasher (scrypt)")
 struct PasswordHasherTests {
@@ -59,7 +59,8 @@ struct PasswordHasherTests {
             #expect(try current.needsRehash(phc) == expected, "\(parameters)")
         }
         // A stored hash shorter than 32 bytes is weaker too.
-        let shortHash = "$scrypt$ln=5,r=2,p=2$" + Base64.encode(Array(repeating: 1, count: 16), padded: false)
+        let shortHash =
+            "$scrypt$ln=5,r=2,p=2$" + Base64.encode(Array(repeating: 1, count: 16), padded: false)
             + "$" + Base64.encode(Array(repeating: 2, count: 16), padded: false)
         #expect(try current.needsRehash(shortHash))
     }

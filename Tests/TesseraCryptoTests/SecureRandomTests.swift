@@ -1,5 +1,5 @@
-import Testing
 import TesseraCrypto
+import Testing
 
 @Suite("SecureRandom and ConstantTime")
 struct SecureRandomTests {

@@ -32,7 +32,7 @@ struct ChildProcess: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid = pid_t()
         let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard status == 0 else { throw ClientError(description: "cannot start \(arguments[0]): \(status)") }

@@ -56,8 +56,9 @@ import Testing
         #expect(resolve(peer: "10.0.0.1:5555", [("X-Forwarded-For", "203.0.113.7, unknown")]) == "10.0.0.1")
         #expect(resolve(peer: "10.0.0.1:5555", [("X-Forwarded-For", "203.0.113.7, 10.0.0.2:")]) == "10.0.0.1")
         #expect(resolve(peer: "10.0.0.1:5555", [("Forwarded", "for=203.0.113.7, for=unknown")]) == "10.0.0.1")
-        #expect(resolve(peer: "10.0.0.1:5555", [("Forwarded", "for=203.0.113.7, for=_hidden, for=10.0.0.2")])
-            == "10.0.0.2")
+        #expect(
+            resolve(peer: "10.0.0.1:5555", [("Forwarded", "for=203.0.113.7, for=_hidden, for=10.0.0.2")])
+                == "10.0.0.2")
         #expect(resolve(peer: "10.0.0.1:5555", [("Forwarded", "for=203.0.113.7, proto=https")]) == "10.0.0.1")
     }
 
@@ -150,8 +151,9 @@ import Testing
         #expect(resolve(peer: "[::ffff:192.0.2.1]:5555") == "192.0.2.1")
     }
 
-    @Test(arguments: [nil, "", "garbage", "192.0.2.1:port", "[::1", "[::1]:x", "192.0.2.1:", "[192.0.2.1]:80"]
-        as [String?])
+    @Test(
+        arguments: [nil, "", "garbage", "192.0.2.1:port", "[::1", "[::1]:x", "192.0.2.1:", "[192.0.2.1]:80"]
+            as [String?])
     func anUnreadablePeerHasNoAddress(peer: String?) {
         #expect(resolve(peer: peer, [("X-Forwarded-For", "203.0.113.7")]) == nil)
     }

@@ -39,15 +39,21 @@ struct TLSTestServer {
     private static func start(on group: EventLoopGroup, in folder: String) async throws -> TLSTestServer {
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2"]
         let loop = group.loops[0]
-        try await loop.offload { try ChildProcess.run(["openssl", "req", "-x509"] + ec + [
-            "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem", "-subj", "/CN=Tessera Test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-        ]) }
-        try await loop.offload { try ChildProcess.run(["openssl", "req", "-x509"] + ec + [
-            "-keyout", folder + "/server.key", "-out", folder + "/server.pem", "-subj", "/CN=localhost",
-            "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key", "-addext", "subjectAltName=DNS:localhost",
-            "-addext", "basicConstraints=CA:FALSE", "-addext", "extendedKeyUsage=serverAuth",
-        ]) }
+        try await loop.offload {
+            try ChildProcess.run(
+                ["openssl", "req", "-x509"] + ec + [
+                    "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem", "-subj", "/CN=Tessera Test CA",
+                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+                ])
+        }
+        try await loop.offload {
+            try ChildProcess.run(
+                ["openssl", "req", "-x509"] + ec + [
+                    "-keyout", folder + "/server.key", "-out", folder + "/server.pem", "-subj", "/CN=localhost",
+                    "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key", "-addext", "subjectAltName=DNS:localhost",
+                    "-addext", "basicConstraints=CA:FALSE", "-addext", "extendedKeyUsage=serverAuth",
+                ])
+        }
         let port = try await unusedPort()
         let process = try ChildProcess.spawn([
             "openssl", "s_server", "-www", "-accept", "127.0.0.1:\(port)",
@@ -139,7 +145,8 @@ struct HTTPClientTLSTests {
             try await fixture.client.send(HTTPClientRequest(url: url), timeout: .seconds(2))
         }
         await fixture.stop()
-        if case .tlsFailure? = error {} else {
+        if case .tlsFailure? = error {
+        } else {
             Issue.record("expected a TLS failure, got \(String(describing: error))")
         }
     }

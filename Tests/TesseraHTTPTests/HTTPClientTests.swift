@@ -40,21 +40,27 @@ struct ClientFixture {
     /// answers status N; `GET /slow` answers after 300 ms.
     static func router() -> HTTPRouter {
         var router = HTTPRouter()
-        router.on(.post, "/echo", immediate: { request in
-            var response = HTTPResponse(status: .ok, body: request.body)
-            response.headers.add(name: "X-Content-Type", value: request.headers["Content-Type"] ?? "none")
-            response.headers.add(name: "X-Connection", value: request.headers["Connection"] ?? "none")
-            response.headers.add(name: "X-User-Agent", value: request.headers["User-Agent"] ?? "none")
-            return response
-        })
-        router.on(.get, "/status", immediate: { request in
-            let code = Int((try? request.queryItems()["code"]) ?? nil ?? "") ?? 500
-            return .text("status \(code)", status: HTTPStatus(code: code))
-        })
-        router.on(.get, "/slow", handler: { _ in
-            try? await Task.sleep(for: .milliseconds(600))
-            return .text("finally")
-        })
+        router.on(
+            .post, "/echo",
+            immediate: { request in
+                var response = HTTPResponse(status: .ok, body: request.body)
+                response.headers.add(name: "X-Content-Type", value: request.headers["Content-Type"] ?? "none")
+                response.headers.add(name: "X-Connection", value: request.headers["Connection"] ?? "none")
+                response.headers.add(name: "X-User-Agent", value: request.headers["User-Agent"] ?? "none")
+                return response
+            })
+        router.on(
+            .get, "/status",
+            immediate: { request in
+                let code = Int((try? request.queryItems()["code"]) ?? nil ?? "") ?? 500
+                return .text("status \(code)", status: HTTPStatus(code: code))
+            })
+        router.on(
+            .get, "/slow",
+            handler: { _ in
+                try? await Task.sleep(for: .milliseconds(600))
+                return .text("finally")
+            })
         return router
     }
 }

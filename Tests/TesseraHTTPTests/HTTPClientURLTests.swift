@@ -1,5 +1,6 @@
-@testable import TesseraHTTP
 import Testing
+
+@testable import TesseraHTTP
 
 @Suite struct HTTPClientURLTests {
     @Test func parsesNamesAddressesPortsAndTargets() throws {
@@ -87,30 +88,32 @@ import Testing
         let request = HTTPClientRequest(
             method: .post, url: url.description, headers: ["Authorization": "Bearer k"], body: Array("{}".utf8))
         let bytes = try HTTPClientRequestEncoder.encode(request, url: url, userAgent: "Tessera-Test")
-        #expect(String(decoding: bytes, as: UTF8.self) == """
-            POST /rpc?a=1 HTTP/1.1\r
-            Host: [::1]:8081\r
-            User-Agent: Tessera-Test\r
-            Authorization: Bearer k\r
-            Content-Length: 2\r
-            Connection: close\r
-            \r
-            {}
-            """)
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                POST /rpc?a=1 HTTP/1.1\r
+                Host: [::1]:8081\r
+                User-Agent: Tessera-Test\r
+                Authorization: Bearer k\r
+                Content-Length: 2\r
+                Connection: close\r
+                \r
+                {}
+                """)
     }
 
     @Test func aGetWithoutBodyHasNoLengthAndTheCallersHostAndAgentWin() throws {
         let url = try HTTPClientURL(parsing: "http://127.0.0.1:9/")
         let request = HTTPClientRequest(url: url.description, headers: ["host": "virtual.test", "User-Agent": "me"])
         let bytes = try HTTPClientRequestEncoder.encode(request, url: url, userAgent: "Tessera")
-        #expect(String(decoding: bytes, as: UTF8.self) == """
-            GET / HTTP/1.1\r
-            host: virtual.test\r
-            User-Agent: me\r
-            Connection: close\r
-            \r
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                GET / HTTP/1.1\r
+                host: virtual.test\r
+                User-Agent: me\r
+                Connection: close\r
+                \r
 
-            """)
+                """)
     }
 
     @Test(arguments: [

@@ -233,7 +233,10 @@ extension HTTPConnectionStateMachine {
     @Test func requestWithoutKeepAliveClosesAfterItsResponse() {
         var machine = HTTPConnectionStateMachine()
         _ = machine.start()
-        #expect(machine.receive(request("/1", keepAlive: false)) == [.arm(.header), .arm(.body), .cancel, .pause, .start("/1")])
+        #expect(
+            machine.receive(request("/1", keepAlive: false)) == [
+                .arm(.header), .arm(.body), .cancel, .pause, .start("/1"),
+            ])
         #expect(machine.receive(request("/ignored")) == [])
         #expect(did(machine.handlerCompleted(.text("1"))) == [.write(200, close: true)])
         #expect(did(machine.writeCompleted(success: true)) == [.close])

@@ -1,5 +1,6 @@
-@testable import TesseraHTTP
 import Testing
+
+@testable import TesseraHTTP
 
 /// Feeds `pieces` in order, then the end of the connection when `thenClose`, and returns the last outcome.
 private func parse(
@@ -29,8 +30,10 @@ private func failure(_ outcome: HTTPResponseParser.Outcome) -> HTTPClientError? 
         let text = "HTTP/1.1 201 Created Here\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-A:  b \r\n\r\nhello"
         for split in 1..<text.utf8.count {
             let bytes = Array(text.utf8)
-            let outcome = parse([String(decoding: bytes[..<split], as: UTF8.self),
-                                 String(decoding: bytes[split...], as: UTF8.self)])
+            let outcome = parse([
+                String(decoding: bytes[..<split], as: UTF8.self),
+                String(decoding: bytes[split...], as: UTF8.self),
+            ])
             let parsed = try #require(response(outcome), "split at \(split)")
             #expect(parsed.status.code == 201)
             #expect(parsed.status.reasonPhrase == "Created Here")
@@ -58,8 +61,10 @@ private func failure(_ outcome: HTTPResponseParser.Outcome) -> HTTPClientError? 
     }
 
     @Test func interimResponsesAreSkipped() throws {
-        let outcome = parse(["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
-                             "HTTP/1.1 204 No Content\r\nX-Final: yes\r\n\r\n"])
+        let outcome = parse([
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
+            "HTTP/1.1 204 No Content\r\nX-Final: yes\r\n\r\n",
+        ])
         let parsed = try #require(response(outcome))
         #expect(parsed.status.code == 204)
         #expect(parsed.headers["X-Final"] == "yes")
@@ -79,8 +84,10 @@ private func failure(_ outcome: HTTPResponseParser.Outcome) -> HTTPClientError? 
 
     @Test func aChunkedBodyOverTheLimitFails() {
         let chunk = String(repeating: "x", count: 40)
-        let outcome = parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-                             "28\r\n\(chunk)\r\n", "28\r\n\(chunk)\r\n"])
+        let outcome = parse([
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "28\r\n\(chunk)\r\n", "28\r\n\(chunk)\r\n",
+        ])
         #expect(failure(outcome) == .responseTooLarge(limit: 64))
     }
 
@@ -112,12 +119,15 @@ private func failure(_ outcome: HTTPResponseParser.Outcome) -> HTTPClientError? 
     }
 
     @Test func theConnectionEndingEarlyIsAClearFailure() {
-        #expect(failure(parse([], thenClose: true))
-            == .malformedResponse(reason: "the connection closed before a response arrived"))
-        #expect(failure(parse(["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"], thenClose: true))
-            == .malformedResponse(reason: "the connection closed before the response was complete"))
-        #expect(failure(parse(["HTTP/1.1 200 OK\r\nContent-"], thenClose: true))
-            == .malformedResponse(reason: "the connection closed before the response was complete"))
+        #expect(
+            failure(parse([], thenClose: true))
+                == .malformedResponse(reason: "the connection closed before a response arrived"))
+        #expect(
+            failure(parse(["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"], thenClose: true))
+                == .malformedResponse(reason: "the connection closed before the response was complete"))
+        #expect(
+            failure(parse(["HTTP/1.1 200 OK\r\nContent-"], thenClose: true))
+                == .malformedResponse(reason: "the connection closed before the response was complete"))
     }
 
     @Test func bytesAfterTheResponseAreIgnoredOnceItIsComplete() throws {

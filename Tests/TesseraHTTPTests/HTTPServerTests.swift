@@ -1,9 +1,10 @@
 import Glibc
 import Logging
 import Synchronization
-@testable import TesseraHTTP
 import TesseraLoop
 import Testing
+
+@testable import TesseraHTTP
 
 /// A server on a fresh two-loop group, port 0, with short timeouts; stopped by ``stop()``.
 struct RunningServer {
@@ -59,28 +60,38 @@ extension HTTPServerConfiguration {
 func testRouter(handlerStarted: Flag) -> HTTPRouter {
     var router = HTTPRouter()
     router.on(.get, "/hello", immediate: { _ in .text("hello") })
-    router.on(.post, "/echo", handler: { request in
-        await Task.yield()
-        var response = HTTPResponse(status: .ok, body: request.body)
-        response.headers.add(name: "X-On-Loop", value: EventLoop.current == nil ? "no" : "yes")
-        return response
-    })
-    router.on(.get, "/delay", handler: { request in
-        let milliseconds = Int((try? request.queryItems()["ms"]) ?? nil ?? "0") ?? 0
-        try? await Task.sleep(for: .milliseconds(milliseconds))
-        return .text(request.target)
-    })
-    router.on(.get, "/slow", handler: { _ in
-        handlerStarted.set()
-        try? await Task.sleep(for: .milliseconds(400))
-        return .text("finally")
-    })
-    router.on(.get, "/huge", immediate: { _ in
-        HTTPResponse(status: .ok, body: Array(repeating: 0x61, count: 64 << 20))
-    })
-    router.on(.get, "/bad-header", immediate: { _ in
-        HTTPResponse(status: .found, headers: ["Location": "/x\r\nSet-Cookie: injected=1"])
-    })
+    router.on(
+        .post, "/echo",
+        handler: { request in
+            await Task.yield()
+            var response = HTTPResponse(status: .ok, body: request.body)
+            response.headers.add(name: "X-On-Loop", value: EventLoop.current == nil ? "no" : "yes")
+            return response
+        })
+    router.on(
+        .get, "/delay",
+        handler: { request in
+            let milliseconds = Int((try? request.queryItems()["ms"]) ?? nil ?? "0") ?? 0
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+            return .text(request.target)
+        })
+    router.on(
+        .get, "/slow",
+        handler: { _ in
+            handlerStarted.set()
+            try? await Task.sleep(for: .milliseconds(400))
+            return .text("finally")
+        })
+    router.on(
+        .get, "/huge",
+        immediate: { _ in
+            HTTPResponse(status: .ok, body: Array(repeating: 0x61, count: 64 << 20))
+        })
+    router.on(
+        .get, "/bad-header",
+        immediate: { _ in
+            HTTPResponse(status: .found, headers: ["Location": "/x\r\nSet-Cookie: injected=1"])
+        })
     return router
 }
 
@@ -369,9 +380,10 @@ final class LogLines: Sendable {
 
     @Test func requestsAreLoggedWithoutBodiesOrCredentials() async throws {
         let lines = LogLines()
-        let running = try await RunningServer.start(logger: Logger(label: "test") { _ in
-            CapturingLogHandler(lines: lines)
-        })
+        let running = try await RunningServer.start(
+            logger: Logger(label: "test") { _ in
+                CapturingLogHandler(lines: lines)
+            })
         let status = try await running.withClient { client in
             try client.send("POST /echo?token=q HTTP/1.1\r\nAuthorization: Bearer s3cret\r\n")
             try client.send("Content-Length: 6\r\n\r\nhidden")

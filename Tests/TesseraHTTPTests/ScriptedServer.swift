@@ -86,7 +86,8 @@ private final class ScriptedConnection: TCPConnectionDelegate {
         let text = String(decoding: buffer, as: UTF8.self)
         guard let headEnd = text.firstRange(of: "\r\n\r\n") else { return }
         let head = text[..<headEnd.lowerBound].lowercased()
-        let declared = head.split(separator: "\r\n")
+        let declared =
+            head.split(separator: "\r\n")
             .first { $0.hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingPrefix(" ")) } ?? 0
         guard text.utf8.count - text[..<headEnd.upperBound].utf8.count >= declared else { return }

@@ -15,12 +15,14 @@ final class HitCounter: Sendable {
 /// each body's content type.
 func webhookRouter(statuses: [Int], hits: HitCounter) -> HTTPRouter {
     var router = HTTPRouter()
-    router.on(.post, "/hook", immediate: { request in
-        let index = min(hits.hit(), statuses.count) - 1
-        let type = request.headers["Content-Type"] ?? "none"
-        let body = String(decoding: request.body, as: UTF8.self)
-        return .text("\(type) \(body)", status: HTTPStatus(code: statuses[index]))
-    })
+    router.on(
+        .post, "/hook",
+        immediate: { request in
+            let index = min(hits.hit(), statuses.count) - 1
+            let type = request.headers["Content-Type"] ?? "none"
+            let body = String(decoding: request.body, as: UTF8.self)
+            return .text("\(type) \(body)", status: HTTPStatus(code: statuses[index]))
+        })
     return router
 }
 

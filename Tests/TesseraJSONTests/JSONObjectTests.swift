@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 @Test func objectKeepsOrderAndUniqueKeys() {
     var object: JSONObject = ["b": 1, "a": 2]

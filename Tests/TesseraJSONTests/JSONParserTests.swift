@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 /// Valid documents (JSONTestSuite's `y_` cases) and the values they parse to.
 private let acceptedDocuments: [(text: String, value: JSONValue)] = [

@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 private enum State: String, Codable, CaseIterable, JSONSchemaDescribing {
     case disabled = "DISABLED"

@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 private struct AppVerification: Codable, Equatable {
     var recaptchaToken: String

@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 private enum Kind: String, Codable {
     case phone, totp

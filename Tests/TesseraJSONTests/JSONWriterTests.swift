@@ -1,5 +1,5 @@
-import Testing
 import TesseraJSON
+import Testing
 
 private func text(_ value: JSONValue) -> String {
     String(decoding: JSONWriter.serialize(value), as: UTF8.self)

@@ -1,6 +1,8 @@
 import Synchronization
 import Testing
+
 @testable import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -99,7 +101,10 @@ actor LoopBoundCounter {
         try await loop.submit {
             let kept = LoopTimer(loop: loop)
             let stopped = LoopTimer(loop: loop)
-            kept.start(after: .milliseconds(5)) { fired.withLock { $0.append("kept") }; kept.close() }
+            kept.start(after: .milliseconds(5)) {
+                fired.withLock { $0.append("kept") }
+                kept.close()
+            }
             stopped.start(after: .milliseconds(5)) { fired.withLock { $0.append("stopped") } }
             stopped.stop()
             stopped.close()
@@ -114,9 +119,10 @@ actor LoopBoundCounter {
         let loop = group.loops[0]
         let received = Mutex<[Int32]>([])
         let watcher = try await loop.submit {
-            UnsafeSendable(SignalWatcher(loop: loop, signals: [SIGUSR2]) { signal in
-                received.withLock { $0.append(signal) }
-            })
+            UnsafeSendable(
+                SignalWatcher(loop: loop, signals: [SIGUSR2]) { signal in
+                    received.withLock { $0.append(signal) }
+                })
         }
         kill(getpid(), SIGUSR2)
         for _ in 0..<100 where received.withLock({ $0.isEmpty }) { try await loop.sleep(for: .milliseconds(5)) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraLoop
 
 /// Connects with a ``TCPConnector`` on `loop` (cancelling at once when asked) and returns the peer address of the

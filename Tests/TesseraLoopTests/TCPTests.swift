@@ -1,6 +1,8 @@
 import Synchronization
 import Testing
+
 @testable import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -9,7 +9,9 @@ import Testing
 @Suite("Authorization requests")
 struct AuthorizeRequestTests {
     /// The parameters of a valid request of `clientID`.
-    static func valid(_ clientID: String, pkce: PKCEPair, redirectURI: String = LoginHarness.redirectURI)
+    static func valid(
+        _ clientID: String, pkce: PKCEPair, redirectURI: String = LoginHarness.redirectURI
+    )
         -> [(String, String)]
     {
         [
@@ -147,8 +149,12 @@ struct AuthorizeRequestTests {
             let client = try await harness.client(tenantID: nil)
             let address = "192.0.2.\(UInt8.random(in: 1...254))"
             let start = { (browser: inout Browser) async throws -> HTTPResponse in
-                try await browser.send(.get, "/oauth2/authorize?" + URLEncodedForm(
-                    fields: Self.valid(client, pkce: try PKCEPair()).map { (name: $0.0, value: $0.1) }).encoded)
+                try await browser.send(
+                    .get,
+                    "/oauth2/authorize?"
+                        + URLEncodedForm(
+                            fields: Self.valid(client, pkce: try PKCEPair()).map { (name: $0.0, value: $0.1) }
+                        ).encoded)
             }
             // Before, every GET stored a flow of a few KB for 10 minutes, without any bound.
             try await harness.core.sql(

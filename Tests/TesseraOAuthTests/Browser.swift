@@ -16,7 +16,9 @@ struct Browser {
     var address = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254)):5555"
 
     /// Sends one request to the handler of its path.
-    mutating func send(_ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil) async throws
+    mutating func send(
+        _ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil
+    ) async throws
         -> HTTPResponse
     {
         var headers = HTTPHeaders()
@@ -179,7 +181,10 @@ enum ProofOfWork {
             let digest = try Digest.sha256(challenge + "\n" + values.joined(separator: "\n") + "\n" + String(nonce))
             var zeros = 0
             for byte in digest {
-                if byte == 0 { zeros += 8; continue }
+                if byte == 0 {
+                    zeros += 8
+                    continue
+                }
                 zeros += byte.leadingZeroBitCount
                 break
             }

@@ -29,16 +29,28 @@ import Testing
             let publicClient = try await oauth.client()
             let cases: [(String, Answer)] = [
                 ("wrong secret, Basic", await oauth.post(.token, Self.grant, basic: (client.id, secret + "x"))),
-                ("wrong secret, post", await oauth.post(
-                    .token, Self.grant + [("client_id", client.id), ("client_secret", "nope")])),
+                (
+                    "wrong secret, post",
+                    await oauth.post(
+                        .token, Self.grant + [("client_id", client.id), ("client_secret", "nope")])
+                ),
                 ("unknown client", await oauth.post(.token, Self.grant, basic: ("nobody", secret))),
-                ("both methods", await oauth.post(
-                    .token, Self.grant + [("client_secret", secret)], basic: (client.id, secret))),
-                ("Basic and another client_id", await oauth.post(
-                    .token, Self.grant + [("client_id", publicClient.id)], basic: (client.id, secret))),
+                (
+                    "both methods",
+                    await oauth.post(
+                        .token, Self.grant + [("client_secret", secret)], basic: (client.id, secret))
+                ),
+                (
+                    "Basic and another client_id",
+                    await oauth.post(
+                        .token, Self.grant + [("client_id", publicClient.id)], basic: (client.id, secret))
+                ),
                 ("confidential without secret", await oauth.post(.token, Self.grant + [("client_id", client.id)])),
-                ("public with secret", await oauth.post(
-                    .token, Self.grant + [("client_id", publicClient.id), ("client_secret", "x")])),
+                (
+                    "public with secret",
+                    await oauth.post(
+                        .token, Self.grant + [("client_id", publicClient.id), ("client_secret", "x")])
+                ),
                 ("public with Basic", await oauth.post(.token, Self.grant, basic: (publicClient.id, "x"))),
                 ("no client at all", await oauth.post(.token, Self.grant)),
                 ("malformed Basic", await oauth.post(.token, Self.grant, headers: ["Authorization": "Basic %%%"])),

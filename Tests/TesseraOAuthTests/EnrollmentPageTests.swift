@@ -133,7 +133,8 @@ struct EnrollmentPageTests {
             var last = page
             for _ in 1..<10 {
                 let next = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)
-                last = try await browser.submit(next, form: "enroll-phone-form", [("phoneNumber", LoginHarness.number())])
+                last = try await browser.submit(
+                    next, form: "enroll-phone-form", [("phoneNumber", LoginHarness.number())])
                 #expect(Page(last).form("code-form") != nil)
             }
             let eleventh = try await SecondFactorPageTests.passwordStep(&browser, client: client, email: user.email)

@@ -21,9 +21,12 @@ struct LanguageTests {
             let start = AuthorizeRequestTests.valid(client, pkce: try PKCEPair()) + [("ui_locales", "xx \(language)")]
             let password = try await browser.authorize(start)
             pages.append(password)
-            pages.append(try await browser.submit(password, form: "password-form", [("email", user.email), ("password", "wrong password")]))
+            pages.append(
+                try await browser.submit(
+                    password, form: "password-form", [("email", user.email), ("password", "wrong password")]))
             pages.append(try await browser.submit(password, form: "password-form", [("email", ""), ("password", "")]))
-            let forgot = try await browser.send(.get, try #require(Page(password).attribute("href", ofID: "forgot-password")))
+            let forgot = try await browser.send(
+                .get, try #require(Page(password).attribute("href", ofID: "forgot-password")))
             pages.append(forgot)
             pages.append(try await browser.submit(forgot, form: "forgot-form", [("email", " ")]))
             pages.append(try await browser.submit(forgot, form: "forgot-form", [("email", "not an address")]))

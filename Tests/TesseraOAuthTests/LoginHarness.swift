@@ -134,8 +134,9 @@ struct LoginHarness {
 
     /// The tokens of a password sign-in that must not be challenged.
     func signIn(_ email: String, tenantID: String?) async throws -> TokenResult {
-        guard case .tokens(let tokens) = try await router.signInWithPassword(
-            email: email, password: Self.password, tenantID: tenantID)
+        guard
+            case .tokens(let tokens) = try await router.signInWithPassword(
+                email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected tokens") }
         return tokens
     }

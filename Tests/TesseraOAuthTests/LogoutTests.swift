@@ -62,7 +62,8 @@ struct LogoutTests {
             #expect(answer.headers["Location"] == Self.signedOutURI + "?state=s%20t")
             #expect(signedIn.browser.setCookies.last?.contains("Max-Age=0") == true)
             let refreshed = await OAuthHarness(core: harness.core).refresh(
-                try #require(signedIn.tokens["refresh_token"]), client: OAuthHarness.Client(id: signedIn.client, secret: nil))
+                try #require(signedIn.tokens["refresh_token"]),
+                client: OAuthHarness.Client(id: signedIn.client, secret: nil))
             #expect(refreshed.error == "invalid_grant")
             #expect(try await !Self.hasSession(&signedIn.browser, client: signedIn.client))
         }
@@ -73,7 +74,8 @@ struct LogoutTests {
         try await LoginHarness.run { harness in
             var signedIn = try await Self.signIn(harness)
             let page = try await signedIn.browser.send(
-                .get, "/oauth2/logout?client_id=\(signedIn.client)&post_logout_redirect_uri=\(Self.signedOutURI)&state=x")
+                .get,
+                "/oauth2/logout?client_id=\(signedIn.client)&post_logout_redirect_uri=\(Self.signedOutURI)&state=x")
             #expect(page.status.code == 200 && Page(page).contains("Test App asks to sign you out"))
             #expect(try await Self.hasSession(&signedIn.browser, client: signedIn.client))
             var stranger = harness.browser()
@@ -108,7 +110,8 @@ struct LogoutTests {
             }
             #expect(try await Self.hasSession(&signedIn.browser, client: signedIn.client))
             let refreshed = await OAuthHarness(core: harness.core).refresh(
-                try #require(signedIn.tokens["refresh_token"]), client: OAuthHarness.Client(id: signedIn.client, secret: nil))
+                try #require(signedIn.tokens["refresh_token"]),
+                client: OAuthHarness.Client(id: signedIn.client, secret: nil))
             #expect(refreshed.status == 200)
         }
     }

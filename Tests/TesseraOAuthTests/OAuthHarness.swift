@@ -38,7 +38,8 @@ struct OAuthHarness {
             phoneCodes: SMSCodeIssuer(sender: LoginSMSSender(), appVerification: .disabledForTesting))
         environment = OAuthEnvironment(
             database: core.database, signingKeys: core.services.signingKeys, issuer: core.services.tokens.issuer,
-            clock: core.clock, directory: FactorDirectory(builtIn: factors), codeKeys: codeKeys ?? core.services.codeKeys,
+            clock: core.clock, directory: FactorDirectory(builtIn: factors),
+            codeKeys: codeKeys ?? core.services.codeKeys,
             changes: core.services.changes, logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
@@ -180,7 +181,9 @@ struct OAuthHarness {
     }
 
     /// The verified header and claims of a JWT of the server, checked with the published JWKS.
-    func verify<Claims: Decodable>(_ jwt: String, as type: Claims.Type, typ: JWTType) async throws
+    func verify<Claims: Decodable>(
+        _ jwt: String, as type: Claims.Type, typ: JWTType
+    ) async throws
         -> VerifiedJWT<Claims>
     {
         let keys = try ES256KeySet(jwks: try await core.services.signingKeys.jwks())

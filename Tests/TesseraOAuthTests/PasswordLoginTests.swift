@@ -1,10 +1,10 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraCrypto
 import TesseraHTTP
 import TesseraOAuth
 import TesseraPostgres
 import TesseraTestSupport
-import TesseraCrypto
 import Testing
 
 /// The password step, the code it ends with, CSRF, flows and SSO.
@@ -31,11 +31,15 @@ struct PasswordLoginTests {
             #expect(redirect.query["iss"] == CoreHarness.issuer)
             let sealed = try SealedAuthorizationCode.open(code, keys: harness.core.services.codeKeys)
             let grant = sealed.grant
-            let stored = [[
-                grant.userID, sealed.redirectURIDigest == (try Digest.sha256(LoginHarness.redirectURI))
-                    ? LoginHarness.redirectURI : "another URI", grant.codeChallenge, grant.scope, grant.nonce ?? "-",
-                grant.provider, grant.secondFactor ?? "-",
-            ]]
+            let stored = [
+                [
+                    grant.userID,
+                    sealed.redirectURIDigest == (try Digest.sha256(LoginHarness.redirectURI))
+                        ? LoginHarness.redirectURI : "another URI", grant.codeChallenge, grant.scope,
+                    grant.nonce ?? "-",
+                    grant.provider, grant.secondFactor ?? "-",
+                ]
+            ]
             #expect(
                 stored == [
                     [user.userID, LoginHarness.redirectURI, pkce.challenge, "openid email", "n-0S6", "password", "-"]

@@ -72,8 +72,11 @@ import Testing
         #expect(precomposed == decomposed)
         #expect(!RedirectURI.matches(registered: precomposed, requested: decomposed))
         #expect(RedirectURI.matches(registered: precomposed, requested: precomposed))
-        #expect(!RedirectURI.matches(registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/cafe\u{301}"))
-        #expect(RedirectURI.matches(registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/caf\u{E9}"))
+        #expect(
+            !RedirectURI.matches(
+                registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/cafe\u{301}"))
+        #expect(
+            RedirectURI.matches(registered: "http://127.0.0.1/caf\u{E9}", requested: "http://127.0.0.1:8080/caf\u{E9}"))
     }
 
     @Test func loopbackPortsMatchOnlyForLoopbackURIsWithoutOtherChanges() {
@@ -87,7 +90,8 @@ import Testing
         ] {
             #expect(!RedirectURI.matches(registered: registered, requested: requested), "\(requested)")
         }
-        #expect(!RedirectURI.matches(registered: "https://app.example.com/cb", requested: "https://app.example.com:1/cb"))
+        #expect(
+            !RedirectURI.matches(registered: "https://app.example.com/cb", requested: "https://app.example.com:1/cb"))
         #expect(!RedirectURI.matches(registered: "com.example.app:/cb", requested: "com.example.app:/cb?x"))
     }
 

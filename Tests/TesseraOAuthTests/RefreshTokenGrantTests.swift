@@ -113,9 +113,10 @@ import Testing
             #expect(rpcReason == .invalidRefreshToken)
             #expect(await oauth.refresh(oauthRefresh, client: client).status == 200)
 
-            let record = try #require(try await oauth.core.database.withPool { pool in
-                try await UserStore.find(pool, id: user, tenantID: nil)
-            })
+            let record = try #require(
+                try await oauth.core.database.withPool { pool in
+                    try await UserStore.find(pool, id: user, tenantID: nil)
+                })
             let session = SignInSession(userID: user, tenantID: nil, authTime: oauth.clock.now(), provider: "password")
             let rpc = try await oauth.core.database.withPool { pool in
                 try await tokensService.issue(pool, session: session, user: record)

@@ -116,7 +116,8 @@ import Testing
             #expect(await oauth.post(.revoke, [("token", first)], basic: (client.id, secret)).status == 200)
             #expect(
                 try await oauth.core.sql(
-                    "SELECT 1 FROM oauth_revoked_access_tokens WHERE expires_at > now() AND expires_at < now() + interval '901 seconds'")
+                    "SELECT 1 FROM oauth_revoked_access_tokens WHERE expires_at > now() AND expires_at < now() + interval '901 seconds'"
+                )
                     >= 1)
         }
     }

@@ -107,10 +107,14 @@ import Testing
             #expect(await after.redeem(fresh, client: client).status == 200)
             // The old ring alone never opens a code of the new key; once the old key leaves the ring, neither does
             // the new ring open the old key's codes.
-            #expect(await before.redeem(try await after.code(for: user.id, client: client), client: client).error == "invalid_grant")
+            #expect(
+                await before.redeem(try await after.code(for: user.id, client: client), client: client).error
+                    == "invalid_grant")
             let retired = OAuthHarness(
                 core: oauth.core, codeKeys: try KeyRing(current: new).derived(purpose: "authorization code"))
-            #expect(await retired.redeem(try await before.code(for: user.id, client: client), client: client).error == "invalid_grant")
+            #expect(
+                await retired.redeem(try await before.code(for: user.id, client: client), client: client).error
+                    == "invalid_grant")
         }
     }
 

@@ -1,7 +1,8 @@
 import TesseraHTTP
-@testable import TesseraOAuth
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraOAuth
 
 /// The headers and cookies every response of the login pages carries.
 @Suite("Login page headers and cookies")

@@ -1,6 +1,7 @@
 import Synchronization
-import Testing
 import TesseraLoop
+import Testing
+
 @testable import TesseraPostgres
 
 @Suite(.serialized) struct MigratorTests {

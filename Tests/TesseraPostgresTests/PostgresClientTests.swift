@@ -1,11 +1,13 @@
 import FoundationEssentials
+import Synchronization
+import TesseraLoop
+import Testing
+
+@testable import TesseraPostgres
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
-import TesseraLoop
-@testable import TesseraPostgres
 
 @Suite(.serialized) struct PostgresClientTests {
     @Test func typedParametersAndRowsRoundTrip() async throws {
@@ -15,8 +17,10 @@ import TesseraLoop
                 let when = Date(timeIntervalSince1970: 1_795_000_000.123456)
                 let result = try await pool.query(
                     "SELECT $1::text, $2::int8, $3::bool, $4::bytea, $5::uuid, $6::timestamptz, $7::jsonb, $8::text",
-                    ["héllo ✓", 42, true, [0, 1, 254, 255] as [UInt8], id, when, PostgresJSONB(#"{"a": [1, 2]}"#),
-                     String?.none])
+                    [
+                        "héllo ✓", 42, true, [0, 1, 254, 255] as [UInt8], id, when, PostgresJSONB(#"{"a": [1, 2]}"#),
+                        String?.none,
+                    ])
                 #expect(result.rowCount == 1)
                 let row = result[0]
                 #expect(try row.decode(String.self, at: 0) == "héllo ✓")
@@ -175,7 +179,7 @@ import TesseraLoop
                     aborted = true
                 }
                 #expect(aborted)
-                try await waiting.value
+                _ = try await waiting.value
                 let rows = try await pool.query("SELECT id FROM \(table) ORDER BY id")
                 #expect(try rows.rows.map { try $0.decode(Int.self, at: 0) } == [1])
             }

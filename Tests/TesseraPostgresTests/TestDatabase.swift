@@ -1,6 +1,7 @@
 import FoundationEssentials
-import Testing
 import TesseraLoop
+import Testing
+
 @testable import TesseraPostgres
 
 /// The database the tests use: `TESSERA_TEST_DATABASE_URL`, which `make test` sets to a private cluster.

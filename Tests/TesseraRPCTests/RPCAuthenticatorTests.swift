@@ -1,7 +1,7 @@
-import Testing
 import TesseraHTTP
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 /// A table whose authenticator admits only `Authorization: let-me-in`, and one method that reports its principal.
 private func guardedDispatcher() -> RPCDispatcher {

@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 @Test func emptyBatchIsOneInvalidRequest() async throws {
     let reply = try await call(makeDispatcher(), "[]")
@@ -20,7 +20,8 @@ import TesseraRPC
 
 @Test func mixedBatchAnswersRequestsInOrder() async throws {
     let recorder = Recorder()
-    let body = "["
+    let body =
+        "["
         + [
             request(id: "1", "test.echo", params: #"{"text":"a"}"#),
             request(id: nil, "test.ping"),
@@ -79,7 +80,8 @@ import TesseraRPC
 
 @Test func aBatchHoldsOneCallThatHashesAPassword() async throws {
     // Before, a batch of 100 sign-ins took 100 scrypt jobs in one request.
-    let body = "["
+    let body =
+        "["
         + [
             request(id: "1", "test.hash"), request(id: "2", "test.ping"), request(id: "3", "test.hash"),
             request(id: nil, "test.hash"),

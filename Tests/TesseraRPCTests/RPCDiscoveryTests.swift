@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 @Test func discoverReturnsTheOpenRPCDocument() async throws {
     let reply = try #require(try await call(makeDispatcher(), request("rpc.discover")))

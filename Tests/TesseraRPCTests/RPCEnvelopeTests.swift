@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 @Test func successEnvelopeIsExact() async throws {
     let dispatcher = makeDispatcher()
@@ -39,7 +39,8 @@ func parseErrorsAnswerMinus32700WithNullID(_ body: String) async throws {
 
 @Test func invalidUTF8IsAParseError() async throws {
     let dispatcher = makeDispatcher()
-    let body: [UInt8] = Array(#"{"jsonrpc":"2.0","id":1,"method":"test.echo","params":{"text":""#.utf8) + [0xFF]
+    let body: [UInt8] =
+        Array(#"{"jsonrpc":"2.0","id":1,"method":"test.echo","params":{"text":""#.utf8) + [0xFF]
         + Array(#""}}"#.utf8)
     let bytes = try #require(await dispatcher.handle(body: body, context: RPCContext(requestID: "r")))
     let reply = try JSONValue(parsing: bytes)

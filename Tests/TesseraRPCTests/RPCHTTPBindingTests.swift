@@ -1,9 +1,11 @@
-import Testing
 import TesseraHTTP
 import TesseraJSON
 import TesseraRPC
+import Testing
 
-private func post(_ body: String, contentType: String? = "application/json", method: HTTPMethod = .post) async
+private func post(
+    _ body: String, contentType: String? = "application/json", method: HTTPMethod = .post
+) async
     -> HTTPResponse
 {
     var headers = HTTPHeaders()

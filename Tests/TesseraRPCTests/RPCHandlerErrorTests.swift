@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 @Test func handlerErrorsPassThroughWithRetryAfter() async throws {
     let reply = try await call(makeDispatcher(), request(id: "2", "test.throttled"))
@@ -61,8 +61,9 @@ import TesseraRPC
     #expect(RPCError.methodNotFound("x").status == .notFound)
     #expect(RPCError.parseError("p").code == -32700)
     #expect(RPCError.invalidRequest("r").code == -32600)
-    #expect(RPCStatus.allCases.map(\.rawValue) == [
-        "INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "ALREADY_EXISTS",
-        "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL",
-    ])
+    #expect(
+        RPCStatus.allCases.map(\.rawValue) == [
+            "INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "ALREADY_EXISTS",
+            "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL",
+        ])
 }

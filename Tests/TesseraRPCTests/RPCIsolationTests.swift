@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 /// Stands for an event loop: an isolation domain that calls the dispatcher.
 private actor Loop {

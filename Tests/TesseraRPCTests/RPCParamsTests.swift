@@ -1,6 +1,6 @@
-import Testing
 import TesseraJSON
 import TesseraRPC
+import Testing
 
 /// Params and the INVALID_ARGUMENT detail each must produce for `test.echo`.
 private let badEchoParams: [(params: String?, detail: String)] = [
@@ -18,7 +18,10 @@ private let badEchoParams: [(params: String?, detail: String)] = [
     (#"["a"]"#, "params must be an object of named params; positional params are not supported"),
     ("[]", "params must be an object of named params; positional params are not supported"),
     (#"{"text":"a\u0000b"}"#, "params.text must not contain NUL characters (\\u0000)"),
-    (#"{"text":"a","info":{"phoneNumber":"+1\u0000"}}"#, "params.info.phoneNumber must not contain NUL characters (\\u0000)"),
+    (
+        #"{"text":"a","info":{"phoneNumber":"+1\u0000"}}"#,
+        "params.info.phoneNumber must not contain NUL characters (\\u0000)"
+    ),
     (#"{"text":"a","x\u0000":1}"#, "params (a member name) must not contain NUL characters (\\u0000)"),
 ]
 

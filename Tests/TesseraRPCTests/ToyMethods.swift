@@ -62,7 +62,9 @@ final class Recorder: Sendable {
 }
 
 /// A dispatcher with a handful of toy methods.
-func makeDispatcher(recorder: Recorder = Recorder(), maxBatchSize: Int = RPCDispatcher.defaultMaxBatchSize)
+func makeDispatcher(
+    recorder: Recorder = Recorder(), maxBatchSize: Int = RPCDispatcher.defaultMaxBatchSize
+)
     -> RPCDispatcher
 {
     var table = RPCMethodTable(title: "Toy", version: "1.0.0")

@@ -21,7 +21,8 @@ import Testing
         let before = all.filter { !moved.contains("\($0.module) \($0.version)") }
         // The schema as the previous release left it: everything but the three migrations (which come after all
         // of their modules' others, and before nothing that depends on them).
-        _ = try Migrator.migrate(url: scratch, migrations: before.filter { ["core", "multifactor", "totp", "phone"].contains($0.module) })
+        _ = try Migrator.migrate(
+            url: scratch, migrations: before.filter { ["core", "multifactor", "totp", "phone"].contains($0.module) })
         let sealed = [UInt8](repeating: 7, count: 40)
         try Self.run(
             scratch,
@@ -42,11 +43,16 @@ import Testing
             SELECT enrollment_id, encode(sealed_state, 'hex'), replay_mark, unique_key, masked_info::text
             FROM mfa_enrollments ORDER BY enrollment_id
             """)
-        #expect(rows == [
-            ["e-phone", "", "", "+15555550100", #"{"phoneInfo": "+*******0100"}"#],
-            ["e-totp", String(repeating: "07", count: 40), "58000000", "", ""],
-        ])
-        #expect(try Self.rows(scratch, "SELECT to_regclass('totp_enrollments')::text, to_regclass('phone_enrollments')::text") == [["", ""]])
+        #expect(
+            rows == [
+                ["e-phone", "", "", "+15555550100", #"{"phoneInfo": "+*******0100"}"#],
+                ["e-totp", String(repeating: "07", count: 40), "58000000", "", ""],
+            ])
+        #expect(
+            try Self.rows(
+                scratch, "SELECT to_regclass('totp_enrollments')::text, to_regclass('phone_enrollments')::text") == [
+                    ["", ""]
+                ])
     }
 
     /// `url` with its database name replaced.

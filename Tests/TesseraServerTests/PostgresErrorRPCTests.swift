@@ -1,14 +1,17 @@
-import Testing
 import TesseraHTTP
 import TesseraJSON
 import TesseraPostgres
 import TesseraRPC
+import Testing
+
 @testable import TesseraServer
 
 @Suite struct PostgresErrorRPCTests {
     private func call(throwing error: PostgresError) async throws -> JSONValue {
         var table = RPCMethodTable(title: "test", version: "1")
-        table.register("db.fail", summary: "Throws a database error.", params: RPCNoParams.self, result: JSONObject.self) {
+        table.register(
+            "db.fail", summary: "Throws a database error.", params: RPCNoParams.self, result: JSONObject.self
+        ) {
             _, _ in throw error
         }
         let dispatcher = RPCDispatcher(methods: table)

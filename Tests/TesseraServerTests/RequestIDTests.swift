@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraServer
 
 @Suite struct RequestIDTests {

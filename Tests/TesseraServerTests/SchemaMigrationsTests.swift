@@ -11,7 +11,8 @@ import Testing
     @Test func theModulesVersionsAndOrderAreThoseAppliedBefore() {
         #expect(
             SchemaMigrations.all.map(\.label) == [
-                "core/0001_identity", "core/0002_client_token_families", "core/0003_rate_limits", "core/0004_retention_indexes",
+                "core/0001_identity", "core/0002_client_token_families", "core/0003_rate_limits",
+                "core/0004_retention_indexes",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "multifactor/0003_revocation_ends_pending", "multifactor/0004_retention_indexes",
                 "totp/0001_secrets", "totp/0002_state_to_router",
@@ -29,7 +30,8 @@ import Testing
     @Test func theAppliedMigrationsAreNotRewritten() throws {
         let released: Set<String> = [
             "core/0001_identity", "core/0002_client_token_families", "multifactor/0001_router",
-            "multifactor/0002_factor_state", "totp/0001_secrets", "totp/0002_state_to_router", "phone/0001_phone_factor",
+            "multifactor/0002_factor_state", "totp/0001_secrets", "totp/0002_state_to_router",
+            "phone/0001_phone_factor",
             "phone/0002_numbers_to_router", "factorservices/0001_registrations", "oauth/0001_clients_and_codes",
             "oauth/0002_login_flows_and_browser_sessions", "oauth/0003_codes_name_their_sign_in",
         ]

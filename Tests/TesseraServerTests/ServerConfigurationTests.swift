@@ -1,6 +1,6 @@
-import Testing
 import TesseraHTTP
 import TesseraServer
+import Testing
 
 @Suite struct ServerConfigurationTests {
     private func resolve(
@@ -30,9 +30,17 @@ import TesseraServer
         // Before, any issuer started without a key: secrets sealed with a public key, codes in the log.
         for issuer in ["https://auth.example.com", "http://10.0.0.5:8080", "http://127.0.0.1.example.com"] {
             #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.issuer = issuer }) }
-            #expect(try resolve({ $0.issuer = issuer; $0.dev = true }).developmentMode)
+            #expect(
+                try resolve({
+                    $0.issuer = issuer
+                    $0.dev = true
+                }).developmentMode)
             #expect(try resolve({ $0.issuer = issuer }, environment: ["TESSERA_DEV": "1"]).developmentMode)
-            #expect(try resolve({ $0.issuer = issuer; $0.masterKeyFile = "/k" }).masterKeyFile == "/k")
+            #expect(
+                try resolve({
+                    $0.issuer = issuer
+                    $0.masterKeyFile = "/k"
+                }).masterKeyFile == "/k")
         }
         for issuer in ["http://127.0.0.1:8080", "http://localhost:8080/auth", "http://[::1]:9000", "http://127.9.9.9"] {
             #expect(try !resolve({ $0.issuer = issuer }).developmentMode)
@@ -79,30 +87,35 @@ import TesseraServer
         #expect(fromEnvironment.issuer == "https://auth.example.com")
         #expect(fromEnvironment.masterKeyFile == "/run/secrets/master.key")
 
-        let overridden = try resolve({ $0.listen = "[::1]:7000"; $0.loops = "1" }, environment: environment)
+        let overridden = try resolve(
+            {
+                $0.listen = "[::1]:7000"
+                $0.loops = "1"
+            }, environment: environment)
         #expect(overridden.databaseURL == "postgresql:///tessera")
         #expect(overridden.publicListen == ListenAddress(host: "::1", port: 7000))
         #expect(overridden.loops == 1)
     }
 
-    @Test(arguments: [
-        ("databaseURL", nil, "--database-url"),
-        ("listen", "localhost:8080", "--listen"),
-        ("listen", "127.0.0.1", "--listen"),
-        ("listen", "127.0.0.1:99999", "--listen"),
-        ("listen", "127.0.0.1:+80", "--listen"),
-        ("adminListen", "1.2.3:80", "--admin-listen"),
-        ("loops", "0", "--loops"),
-        ("loops", "two", "--loops"),
-        ("loops", "1000", "--loops"),
-        ("issuer", "ftp://x", "--issuer"),
-        ("issuer", "https://x/?a=b", "--issuer"),
-        ("appVerification", "off", "--app-verification"),
-        ("smsWebhookURL", "not a url", "--sms-webhook-url"),
-        ("bootstrapAdminKey", "short", "--bootstrap-admin-key"),
-        ("trustedProxy", "10.0.0.0/33", "--trusted-proxy"),
-        ("trustedProxy", "example.com", "--trusted-proxy"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("databaseURL", nil, "--database-url"),
+            ("listen", "localhost:8080", "--listen"),
+            ("listen", "127.0.0.1", "--listen"),
+            ("listen", "127.0.0.1:99999", "--listen"),
+            ("listen", "127.0.0.1:+80", "--listen"),
+            ("adminListen", "1.2.3:80", "--admin-listen"),
+            ("loops", "0", "--loops"),
+            ("loops", "two", "--loops"),
+            ("loops", "1000", "--loops"),
+            ("issuer", "ftp://x", "--issuer"),
+            ("issuer", "https://x/?a=b", "--issuer"),
+            ("appVerification", "off", "--app-verification"),
+            ("smsWebhookURL", "not a url", "--sms-webhook-url"),
+            ("bootstrapAdminKey", "short", "--bootstrap-admin-key"),
+            ("trustedProxy", "10.0.0.0/33", "--trusted-proxy"),
+            ("trustedProxy", "example.com", "--trusted-proxy"),
+        ] as [(String, String?, String)])
     func badOptionsAreOneLineErrorsNamingTheOption(field: String, value: String?, option: String) {
         #expect {
             _ = try resolve { options in
@@ -133,10 +146,16 @@ import TesseraServer
 
     @Test func bothListenersOffOrEqualIsRefused() {
         #expect(throws: ServerConfiguration.Invalid.self) {
-            _ = try resolve { $0.listen = "none"; $0.adminListen = "none" }
+            _ = try resolve {
+                $0.listen = "none"
+                $0.adminListen = "none"
+            }
         }
         #expect(throws: ServerConfiguration.Invalid.self) {
-            _ = try resolve { $0.listen = "127.0.0.1:9000"; $0.adminListen = "127.0.0.1:9000" }
+            _ = try resolve {
+                $0.listen = "127.0.0.1:9000"
+                $0.adminListen = "127.0.0.1:9000"
+            }
         }
     }
 

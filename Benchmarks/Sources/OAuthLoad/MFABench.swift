@@ -23,6 +23,7 @@
 import FoundationEssentials
 import TesseraCrypto
 import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -153,7 +154,9 @@ final class MFAVirtualUser: @unchecked Sendable {
     }
 
     /// Spends the credentials of ``accounts`` until `deadline`: one `mfaSignIn.finalize` each, in `scenario`.
-    func run(_ scenario: MFAScenario, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant) async
+    func run(
+        _ scenario: MFAScenario, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    ) async
         -> Outcome
     {
         var outcome = Outcome()
@@ -318,13 +321,15 @@ enum MFABench {
             defer { client.close() }
             _ = try await client.call(
                 "factorServices.register",
-                json: #"{"factorService":{"endpoints":[\#(jsonQuote(endpoint))],"timeoutMs":2000},"secret":\#(jsonQuote(factorSecret))}"#,
+                json:
+                    #"{"factorService":{"endpoints":[\#(jsonQuote(endpoint))],"timeoutMs":2000},"secret":\#(jsonQuote(factorSecret))}"#,
                 as: Ignored.self)
             var ids: [String] = []
             for scenario in sides {
                 let tenant = try await client.call(
                     "tenants.create",
-                    json: #"{"tenant":{"displayName":"MFA bench \#(scenario.name)","mfaConfig":\#(scenario.mfaConfig)}}"#,
+                    json:
+                        #"{"tenant":{"displayName":"MFA bench \#(scenario.name)","mfaConfig":\#(scenario.mfaConfig)}}"#,
                     as: CreatedTenant.self)
                 ids.append(tenant.tenantId)
             }
@@ -405,7 +410,9 @@ enum MFABench {
                 }
                 try await probe.analyze()
                 let pool = phase.measured.reduce(0) { $0 + $1.credentials.count }
-                log("mfa round \(round): measuring \(scenario.name), \(concurrency) virtual users, \(pool) credentials, at most \(seconds) s")
+                log(
+                    "mfa round \(round): measuring \(scenario.name), \(concurrency) virtual users, \(pool) credentials, at most \(seconds) s"
+                )
                 // Backends report their transactions to pg_stat_database about once a second, when idle.
                 try await Task.sleep(for: .milliseconds(1500))
                 let before = try await probe.sample()
@@ -448,7 +455,9 @@ enum MFABench {
     /// Deals `accounts` to `users` in turn and runs them for at most `seconds`. The rate counts the operations
     /// that finished before the first virtual user ran out of credentials (or before the deadline), over that
     /// time, so the tail where fewer users are left does not count; the latencies and errors count every operation.
-    static func measure(_ scenario: MFAScenario, _ accounts: [MFAAccount], _ users: [MFAVirtualUser], seconds: Int)
+    static func measure(
+        _ scenario: MFAScenario, _ accounts: [MFAAccount], _ users: [MFAVirtualUser], seconds: Int
+    )
         async throws -> Result
     {
         for user in users { user.accounts = [] }
@@ -458,7 +467,9 @@ enum MFABench {
         let deadline = started + .seconds(seconds)
         let outcomes = try await withThrowingTaskGroup(of: MFAVirtualUser.Outcome.self) { tasks in
             for user in users {
-                tasks.addTask(executorPreference: user.loop) { await user.run(scenario, started: started, deadline: deadline) }
+                tasks.addTask(executorPreference: user.loop) {
+                    await user.run(scenario, started: started, deadline: deadline)
+                }
             }
             var all: [MFAVirtualUser.Outcome] = []
             for try await outcome in tasks { all.append(outcome) }
@@ -503,12 +514,14 @@ enum MFABench {
                         let tenant = jsonQuote(scenario.tenantID)
                         _ = try await admin.call(
                             "users.create",
-                            json: #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password)),"emailVerified":true}"#,
+                            json:
+                                #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password)),"emailVerified":true}"#,
                             as: Ignored.self)
                         let signedIn = try await retrying("a sign-in") {
                             try await rpc.call(
                                 "accounts.signInWithPassword",
-                                json: #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password))}"#,
+                                json:
+                                    #"{"tenantId":\#(tenant),"email":\#(jsonQuote(email)),"password":\#(jsonQuote(setting.password))}"#,
                                 as: SignedIn.self)
                         }
                         guard let idToken = signedIn.idToken else {
@@ -516,7 +529,8 @@ enum MFABench {
                         }
                         let started = try await rpc.call(
                             "mfaEnrollment.start",
-                            json: #"{"tenantId":\#(tenant),"idToken":\#(jsonQuote(idToken)),"\#(scenario.enrollmentInfo)":{}}"#,
+                            json:
+                                #"{"tenantId":\#(tenant),"idToken":\#(jsonQuote(idToken)),"\#(scenario.enrollmentInfo)":{}}"#,
                             as: AnyMembers<TOTPStarted>.self)
                         guard let session = started.values[scenario.enrollmentResult] else {
                             throw LoadError.setup("mfaEnrollment.start answered no \(scenario.enrollmentResult)")
@@ -529,13 +543,16 @@ enum MFABench {
                         else { throw LoadError.setup("no usable TOTP step to enrol with") }
                         let finalized = try await rpc.call(
                             "mfaEnrollment.finalize",
-                            json: #"{"tenantId":\#(tenant),"idToken":\#(jsonQuote(idToken)),"\#(scenario.verificationInfo)":{"sessionInfo":\#(jsonQuote(session.sessionInfo)),"verificationCode":"\#(step.code)"}}"#,
+                            json:
+                                #"{"tenantId":\#(tenant),"idToken":\#(jsonQuote(idToken)),"\#(scenario.verificationInfo)":{"sessionInfo":\#(jsonQuote(session.sessionInfo)),"verificationCode":"\#(step.code)"}}"#,
                             as: Finalized.self)
                         made.append(
-                            (index,
-                             MFAAccount(
-                                email: email, enrollmentID: finalized.mfaEnrollmentId, generator: generator,
-                                lastStep: step.step)))
+                            (
+                                index,
+                                MFAAccount(
+                                    email: email, enrollmentID: finalized.mfaEnrollmentId, generator: generator,
+                                    lastStep: step.step)
+                            ))
                     }
                     return made
                 }

@@ -30,7 +30,9 @@ struct Measurement: Sendable {
 
     /// The measurement as one JSON object on one line.
     func json(scenario: Scenario, phase: String, concurrency: Int, extra: [String] = []) -> String {
-        json(name: scenario.rawValue, phase: phase, concurrency: concurrency, perRequest: scenario == .cycle, extra: extra)
+        json(
+            name: scenario.rawValue, phase: phase, concurrency: concurrency, perRequest: scenario == .cycle,
+            extra: extra)
     }
 
     /// The measurement of scenario `name` as one JSON object on one line, with the authorize and token latencies
@@ -43,7 +45,8 @@ struct Measurement: Sendable {
             "\"operations_per_second\":\(decimal(seconds > 0 ? Double(operations) / seconds : 0))",
             "\"requests_per_second\":\(decimal(seconds > 0 ? Double(requests) / seconds : 0))",
             stats("", latencies.operation), "\"errors\":\(errorCount)",
-            "\"error_kinds\":{" + errors.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
+            "\"error_kinds\":{"
+                + errors.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
                 .joined(separator: ",") + "}",
         ]
         if perRequest {

@@ -1,5 +1,6 @@
 import TesseraLoop
 import TesseraPostgres
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -20,6 +20,7 @@
 import FoundationEssentials
 import TesseraCrypto
 import TesseraLoop
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,11 +102,12 @@ func setUp(_ options: Options, group: EventLoopGroup) async throws {
         }
         try await tasks.waitForAll()
     }
-    let state = [
-        "public_client_id=\(publicClient.clientId)", "redirect_uri=\(redirectURI)",
-        "confidential_client_id=\(confidentialClient.clientId)", "client_secret=\(secret)",
-        "email_prefix=\(emailPrefix)", "password=\(password)", "users=\(userCount)",
-    ].joined(separator: "\n") + "\n"
+    let state =
+        [
+            "public_client_id=\(publicClient.clientId)", "redirect_uri=\(redirectURI)",
+            "confidential_client_id=\(confidentialClient.clientId)", "client_secret=\(secret)",
+            "email_prefix=\(emailPrefix)", "password=\(password)", "users=\(userCount)",
+        ].joined(separator: "\n") + "\n"
     guard let file = fopen(stateFile, "w") else { throw LoadError.setup("cannot write \(stateFile)") }
     fputs(state, file)
     fclose(file)

@@ -8,6 +8,7 @@ import FoundationEssentials
 import Synchronization
 import TesseraLoop
 import TesseraPostgres
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -109,7 +109,9 @@ public final class Accounts: Sendable {
     /// (stored hashed). When delivery finally fails the code is deleted and the call fails with
     /// `DELIVERY_FAILED`. At most 5 such mails per user and 5 per address in an hour (``RateLimit``), then
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` with `retryAfter`. Returns the address mailed.
-    public func sendVerificationEmail(idToken: String, tenantID: String?, languageCode: String? = nil) async throws
+    public func sendVerificationEmail(
+        idToken: String, tenantID: String?, languageCode: String? = nil
+    ) async throws
         -> String
     {
         try await database.withPool { pool in
@@ -126,7 +128,10 @@ public final class Accounts: Sendable {
             let code = try SecretDigest.make()
             try await pool.query(
                 "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
-                [code.digest, user.userID, "VERIFY_EMAIL", address, self.clock.now().addingTimeInterval(Self.oobCodeLifetime)])
+                [
+                    code.digest, user.userID, "VERIFY_EMAIL", address,
+                    self.clock.now().addingTimeInterval(Self.oobCodeLifetime),
+                ])
             let link = self.link(code: code.secret, tenantID: tenantID)
             let message = EmailMessage(
                 to: address, subject: texts("Verify your e-mail address"),
@@ -176,7 +181,10 @@ public final class Accounts: Sendable {
             let code = try SecretDigest.make()
             try await pool.query(
                 "INSERT INTO oob_codes (code_hash, user_id, kind, email, expires_at) VALUES ($1, $2, $3, $4, $5)",
-                [code.digest, user.userID, "PASSWORD_RESET", address, now.addingTimeInterval(Self.passwordResetLifetime)])
+                [
+                    code.digest, user.userID, "PASSWORD_RESET", address,
+                    now.addingTimeInterval(Self.passwordResetLifetime),
+                ])
             var link = "\(self.tokens.issuer)/reset-password?oobCode=\(code.secret)"
             if let tenantID { link += "&tenantId=\(tenantID)" }
             let message = EmailMessage(
@@ -250,7 +258,8 @@ public final class Accounts: Sendable {
         return try await database.withPool { pool in
             _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
             // A used or expired code is deleted whatever the outcome, so the outcome is thrown after the commit.
-            let outcome: Result<(userID: String, email: String), AuthError> = try await pool.transaction { transaction in
+            let outcome: Result<(userID: String, email: String), AuthError> = try await pool.transaction {
+                transaction in
                 let found = try await transaction.query(
                     """
                     SELECT o.user_id, o.email, o.expires_at, u.tenant_id, u.email FROM oob_codes o

@@ -45,11 +45,13 @@ public final class AdminKeys: Sendable {
         guard !key.isEmpty, key.utf8.count <= 512 else { throw unauthenticated }
         let digest = try SecretDigest.of(key)
         let result = try await database.withPool { pool in
-            try await pool.query("SELECT key_id, scope FROM admin_keys WHERE key_hash = $1 AND revoked_at IS NULL", [digest])
+            try await pool.query(
+                "SELECT key_id, scope FROM admin_keys WHERE key_hash = $1 AND revoked_at IS NULL", [digest])
         }
         guard let row = result.rows.first else { throw unauthenticated }
         return AdminPrincipal(
-            keyID: try row.decode(String.self, at: 0), scope: try AdminScope(parsing: try row.decode(String.self, at: 1)))
+            keyID: try row.decode(String.self, at: 0),
+            scope: try AdminScope(parsing: try row.decode(String.self, at: 1)))
     }
 
     /// Makes sure `key` exists as a project-scope key (`--bootstrap-admin-key`). Idempotent across restarts and
@@ -84,7 +86,9 @@ public final class AdminKeys: Sendable {
             try await pool.transaction { transaction in
                 if let tenantID {
                     let tenant = try await transaction.query("SELECT 1 FROM tenants WHERE tenant_id = $1", [tenantID])
-                    guard tenant.rowCount == 1 else { throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).") }
+                    guard tenant.rowCount == 1 else {
+                        throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).")
+                    }
                 }
                 try await transaction.query(
                     """
@@ -113,7 +117,8 @@ public final class AdminKeys: Sendable {
         return try result.rows.map { row in
             Description(
                 keyId: try row.decode(String.self, at: 0), displayName: try row.decode(String.self, at: 1),
-                scope: try row.decode(String.self, at: 2), createdAt: RFC3339.string(from: try row.decode(Date.self, at: 3)),
+                scope: try row.decode(String.self, at: 2),
+                createdAt: RFC3339.string(from: try row.decode(Date.self, at: 3)),
                 revokedAt: try row.decode(Date?.self, at: 4).map(RFC3339.string(from:)))
         }
     }

@@ -14,7 +14,8 @@ public struct AdminPrincipal: Sendable, Equatable {
     /// `PERMISSION_DENIED` unless the key has project scope.
     public func requireProject() throws(AuthError) {
         guard scope == .project else {
-            throw AuthError(.permissionDenied, "This admin key is scoped to one tenant; the method needs project scope.")
+            throw AuthError(
+                .permissionDenied, "This admin key is scoped to one tenant; the method needs project scope.")
         }
     }
 
@@ -26,7 +27,9 @@ public struct AdminPrincipal: Sendable, Equatable {
         case (.tenant(let allowed), let requested?) where requested == allowed:
             return
         default:
-            throw AuthError(.permissionDenied, "This admin key may not reach \(tenantID.map { "tenant \($0)" } ?? "the project level").")
+            throw AuthError(
+                .permissionDenied,
+                "This admin key may not reach \(tenantID.map { "tenant \($0)" } ?? "the project level").")
         }
     }
 }

@@ -90,7 +90,8 @@ public enum AuditLog {
                     after: try row.decode(String?.self, at: 7).map { try JSONParser().parse(Array($0.utf8)) },
                     requestId: try row.decode(String?.self, at: 8)))
         }
-        let next = result.rowCount > pageSize
+        let next =
+            result.rowCount > pageSize
             ? events.last.map { PageCursor(time: times[times.count - 1], id: $0.eventId).encoded } : nil
         return Page(events: events, nextPageToken: next)
     }

@@ -63,7 +63,8 @@ public final class UsersAdmin: Sendable {
     }
 
     /// `users.list`: ordered by id, `pageSize` (1–100, default 20) at a time.
-    public func list(tenantID: String?, pageSize: Int?, pageToken: String?, actor: AdminPrincipal) async throws -> Page {
+    public func list(tenantID: String?, pageSize: Int?, pageToken: String?, actor: AdminPrincipal) async throws -> Page
+    {
         try actor.require(tenant: tenantID)
         let size = try PageCursor.pageSize(pageSize)
         let after = try pageToken.map(PageCursor.decode)?.id ?? ""
@@ -196,7 +197,8 @@ public final class UsersAdmin: Sendable {
         let found: UserRecord?
         switch lookup {
         case .localID(let id): found = try await UserStore.find(db, id: id, tenantID: tenantID)
-        case .email(let email): found = try await UserStore.find(db, email: try EmailAddress.normalize(email), tenantID: tenantID)
+        case .email(let email):
+            found = try await UserStore.find(db, email: try EmailAddress.normalize(email), tenantID: tenantID)
         case .phoneNumber(let phone): found = try await UserStore.find(db, phoneNumber: phone, tenantID: tenantID)
         }
         guard let found else { throw AuthError(.userNotFound, "There is no such user.") }

@@ -46,7 +46,8 @@ public final class ConfigAdmin: Sendable {
                 let merged = try ConfigUpdate.apply(body: body, to: before, updateMask: updateMask, paths: .project)
                 let after = try ProjectConfig(json: merged).json
                 try await transaction.query(
-                    "UPDATE project_config SET config = $1, updated_at = $2", [PostgresJSONB(JSONValue.object(after).text), now])
+                    "UPDATE project_config SET config = $1, updated_at = $2",
+                    [PostgresJSONB(JSONValue.object(after).text), now])
                 try await self.configs.announceChange(tenantID: nil, in: transaction)
                 try await AuditLog.record(
                     transaction, actor: actor, target: "projects/config", tenantID: nil, before: .object(before),
@@ -102,10 +103,13 @@ public final class ConfigAdmin: Sendable {
         var tenants: [JSONObject] = []
         for row in result.rows.prefix(size) {
             tenants.append(
-                try Tenant(json: try ConfigStore.object(try row.decode(String.self, at: 1)),
-                    tenantId: try row.decode(String.self, at: 0)).json)
+                try Tenant(
+                    json: try ConfigStore.object(try row.decode(String.self, at: 1)),
+                    tenantId: try row.decode(String.self, at: 0)
+                ).json)
         }
-        let next = result.rowCount > size
+        let next =
+            result.rowCount > size
             ? tenants.last?["tenantId"]?.stringValue.map { PageCursor(time: nil, id: $0).encoded } : nil
         return TenantPage(tenants: tenants, nextPageToken: next)
     }

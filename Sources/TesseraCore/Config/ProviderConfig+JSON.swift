@@ -33,7 +33,10 @@ extension ProviderConfig {
         }
         let totpPath = path.appending("totpProviderConfig")
         let servicePath = path.appending("factorServiceProviderConfig")
-        switch (ConfigJSON.member("totpProviderConfig", of: json), ConfigJSON.member("factorServiceProviderConfig", of: json)) {
+        switch (
+            ConfigJSON.member("totpProviderConfig", of: json),
+            ConfigJSON.member("factorServiceProviderConfig", of: json)
+        ) {
         case (let totpValue?, nil):
             let totpObject = try ConfigJSON.object(totpValue, at: totpPath, reason: .invalidConfig)
             self.init(state: state, totp: try TOTPProviderConfig(json: totpObject, at: totpPath))
@@ -48,7 +51,8 @@ extension ProviderConfig {
         case (nil, nil):
             throw AuthError(.invalidConfig, "\(totpPath) or \(servicePath) is required")
         case (.some, .some):
-            throw AuthError(.invalidConfig, "\(path) may have only one of totpProviderConfig and factorServiceProviderConfig")
+            throw AuthError(
+                .invalidConfig, "\(path) may have only one of totpProviderConfig and factorServiceProviderConfig")
         }
     }
 
@@ -57,7 +61,9 @@ extension ProviderConfig {
     public var json: JSONObject {
         if recoveryCodes { return ["state": .string(state.rawValue), "recoveryCodeProviderConfig": [:]] }
         if let factorServiceID {
-            return ["state": .string(state.rawValue), "factorServiceProviderConfig": ["factorId": .string(factorServiceID)]]
+            return [
+                "state": .string(state.rawValue), "factorServiceProviderConfig": ["factorId": .string(factorServiceID)],
+            ]
         }
         return ["state": .string(state.rawValue), "totpProviderConfig": .object((totp ?? TOTPProviderConfig()).json)]
     }

@@ -6,7 +6,8 @@ extension SMSRegionConfig {
     /// A missing list is empty. Region codes are two ASCII upper-case letters and are kept in the given order.
     /// `{}`, both forms together, an unknown key or a wrong type is `INVALID_CONFIG` naming the path below `path`.
     public init(json: JSONObject, at path: JSONPath = JSONPath()) throws(AuthError) {
-        try ConfigJSON.requireKnownKeys(of: json, ["allowByDefault", "allowlistOnly"], at: path, reason: .invalidConfig)
+        try ConfigJSON.requireKnownKeys(
+            of: json, ["allowByDefault", "allowlistOnly"], at: path, reason: .invalidConfig)
         switch (ConfigJSON.member("allowByDefault", of: json), ConfigJSON.member("allowlistOnly", of: json)) {
         case (let value?, nil):
             let regions = try SMSRegionConfig.regions(

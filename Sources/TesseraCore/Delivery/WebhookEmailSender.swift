@@ -24,8 +24,10 @@ public struct WebhookEmailSender: EmailSender {
         } catch {
             logger.error(
                 "e-mail delivery failed",
-                metadata: ["kind": .string(message.kind), "attempts": .stringConvertible(error.attempts),
-                           "error": .string(error.lastFailure)])
+                metadata: [
+                    "kind": .string(message.kind), "attempts": .stringConvertible(error.attempts),
+                    "error": .string(error.lastFailure),
+                ])
             throw AuthError(.deliveryFailed, "The e-mail could not be delivered; try again later.")
         }
     }

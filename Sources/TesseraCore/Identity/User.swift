@@ -53,7 +53,8 @@ public struct MFAEnrollment: Codable, Sendable, Equatable, JSONSchemaDescribing 
         var object = try JSONObject(from: decoder)
         guard let id = object["mfaEnrollmentId"]?.stringValue, let enrolledAt = object["enrolledAt"]?.stringValue else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "mfaEnrollmentId and enrolledAt are required"))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "mfaEnrollmentId and enrolledAt are required"))
         }
         mfaEnrollmentId = id
         self.enrolledAt = enrolledAt

@@ -8,7 +8,9 @@ import Synchronization
 /// and no malformed line; and the pages' tests render every page in every language with no text missing.
 public final class TextCatalogue: Sendable {
     /// The catalogue of the tables built in.
-    public static let shared = TextCatalogue(tables: [.ja: CatalogueJA.text, .ru: CatalogueRU.text, .fr: CatalogueFR.text])
+    public static let shared = TextCatalogue(tables: [
+        .ja: CatalogueJA.text, .ru: CatalogueRU.text, .fr: CatalogueFR.text,
+    ])
 
     /// Translation by English key, by language.
     let translations: [Language: [String: String]]

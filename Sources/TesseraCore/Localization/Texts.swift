@@ -31,7 +31,8 @@ public struct Texts: Sendable, Equatable {
     public func duration(_ seconds: Int) -> String {
         guard seconds > 0 else { return self("a moment") }
         let (count, unit): (Int, String) =
-            seconds < 60 ? (seconds, "second")
+            seconds < 60
+            ? (seconds, "second")
             : seconds < 3600 ? ((seconds + 59) / 60, "minute") : ((seconds + 3599) / 3600, "hour")
         let key = count == 1 ? "1 \(unit)" : "{count} \(unit)s"
         return self(key, ["count": String(count)])

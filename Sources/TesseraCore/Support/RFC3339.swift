@@ -1,4 +1,5 @@
 public import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,8 @@
 public import FoundationEssentials
 import Synchronization
 public import TesseraCrypto
+import TesseraJSON
 public import TesseraPostgres
-public import TesseraJSON
 
 /// The ES256 keys that sign ID tokens (and, later, access tokens), kept in `signing_keys` with the private key
 /// sealed under the master key ring.

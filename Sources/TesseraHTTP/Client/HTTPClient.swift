@@ -17,7 +17,9 @@ public final class HTTPClient: Sendable {
 
     /// Creates a client on `group`. Throws ``HTTPClientError/tlsSetupFailed(reason:)`` when the TLS context cannot
     /// be set up, for example when the CA file of ``TLSTrustRoots/certificateFile(path:)`` cannot be loaded.
-    public init(group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration())
+    public init(
+        group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration()
+    )
         throws(HTTPClientError)
     {
         self.group = group
@@ -28,7 +30,9 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and returns the complete response, whatever its status. The whole exchange must finish
     /// within `timeout`, otherwise it fails with ``HTTPClientError/timeout(_:)`` and the connection is closed. A
     /// cancelled task fails with ``HTTPClientError/cancelled``. The caller resumes on its own executor.
-    public func send(_ request: HTTPClientRequest, timeout: Duration) async throws(HTTPClientError)
+    public func send(
+        _ request: HTTPClientRequest, timeout: Duration
+    ) async throws(HTTPClientError)
         -> HTTPClientResponse
     {
         let url = try HTTPClientURL(parsing: request.url)

@@ -119,7 +119,7 @@ public struct HTTPClientURL: Sendable, Hashable, CustomStringConvertible {
     private static func parsePort(_ text: Substring?, defaultPort: Int) throws(HTTPClientError) -> Int {
         guard let text else { return defaultPort }
         guard !text.isEmpty, text.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let port = Int(text), (1...65535).contains(port)
+            let port = Int(text), (1...65535).contains(port)
         else {
             throw .invalidURL(reason: "the port must be a number from 1 to 65535")
         }

@@ -1,5 +1,5 @@
-public import TesseraHTTP
 import TesseraCrypto
+public import TesseraHTTP
 
 /// How a client identified itself on a token, revocation or introspection request (RFC 6749 §2.3):
 /// `client_secret_basic` (id and secret form-urlencoded inside HTTP Basic), `client_secret_post` (`client_id` and

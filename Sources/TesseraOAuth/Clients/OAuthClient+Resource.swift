@@ -6,7 +6,8 @@ extension OAuthClient {
     public var resource: OAuthClientResource {
         OAuthClientResource(
             clientId: clientID, tenantId: tenantID, clientName: clientName, type: type.rawValue,
-            redirectUris: redirectURIs, postLogoutRedirectUris: postLogoutRedirectURIs, grantTypes: grantTypes.map(\.rawValue), scopes: scopes,
+            redirectUris: redirectURIs, postLogoutRedirectUris: postLogoutRedirectURIs,
+            grantTypes: grantTypes.map(\.rawValue), scopes: scopes,
             defaultScopes: defaultScopes, accessTokenTtl: accessTokenTTL, refreshTokenTtl: refreshTokenTTL,
             createTime: RFC3339.string(from: createdAt), updateTime: RFC3339.string(from: updatedAt), clientSecret: nil)
     }

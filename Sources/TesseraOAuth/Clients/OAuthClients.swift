@@ -1,7 +1,7 @@
 import FoundationEssentials
-public import TesseraPostgres
 public import TesseraCore
 import TesseraCrypto
+public import TesseraPostgres
 
 /// The `oauth_clients` table: reading clients and checking their secrets. Lists are stored as space-separated
 /// text (redirect URIs and scope tokens never contain spaces).

@@ -48,7 +48,8 @@ public enum RedirectURI {
         if requested.utf8.elementsEqual(registered.utf8) { return true }
         guard let (scheme, rest) = split(requested), scheme == "http",
             let authority = authority(of: rest), !authority.hasUserInfo, let host = authority.host,
-            loopbackHosts.contains(host), let port = authority.port, let number = Int(port), (1...65535).contains(number),
+            loopbackHosts.contains(host), let port = authority.port, let number = Int(port),
+            (1...65535).contains(number),
             port.first != "0"
         else { return false }
         let withoutPort = "http://" + host + Substring(rest.utf8.dropFirst(2 + authority.text.utf8.count))
@@ -66,7 +67,9 @@ public enum RedirectURI {
         guard let colon = uri.firstIndex(of: ":") else { return nil }
         let scheme = uri[..<colon]
         guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
-            scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0)
+            })
         else { return nil }
         return (scheme.lowercased(), uri[uri.index(after: colon)...])
     }

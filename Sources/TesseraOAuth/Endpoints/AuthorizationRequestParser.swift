@@ -65,8 +65,9 @@ public enum AuthorizationRequestParser {
         case .failure(let error): return .failure(error)
         }
         let nonce = nonEmpty(query["nonce"])
-        guard SealedAuthorizationCode.longestLength(scope: scope, nonce: nonce)
-            <= SealedAuthorizationCode.maximumLength
+        guard
+            SealedAuthorizationCode.longestLength(scope: scope, nonce: nonce)
+                <= SealedAuthorizationCode.maximumLength
         else {
             return .failure(
                 .invalidRequest(

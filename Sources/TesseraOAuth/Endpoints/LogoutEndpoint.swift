@@ -86,7 +86,9 @@ struct LogoutEndpoint: Sendable {
 
     /// The parameters checked against the client's registration (`id_token_hint` only when `readsHint`); a 400
     /// page for anything wrong.
-    private func check(_ pool: PostgresPool, _ parameters: URLEncodedForm, readsHint: Bool = true) async throws
+    private func check(
+        _ pool: PostgresPool, _ parameters: URLEncodedForm, readsHint: Bool = true
+    ) async throws
         -> Result<Request, RefusedLogout>
     {
         let refuse = { (message: LocalizedText) -> Result<Request, RefusedLogout> in
@@ -166,7 +168,8 @@ struct LogoutEndpoint: Sendable {
             response = LoginResponse.html(
                 LoginPageLayout.document(
                     title: "Signed out",
-                    content: LoginPageLayout.paragraph("You are signed out. You can close this page.", id: "signed-out")))
+                    content: LoginPageLayout.paragraph("You are signed out. You can close this page.", id: "signed-out")
+                ))
         }
         if clearing { try response.setCookie(SetCookie.deletion(name: context.cookies.sessionName)) }
         return response

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import TesseraCrypto
 import TesseraCore
+import TesseraCrypto
 import TesseraHTTP
 import TesseraJSON
 

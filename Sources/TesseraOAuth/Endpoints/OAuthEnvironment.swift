@@ -2,8 +2,8 @@ import FoundationEssentials
 public import Logging
 public import MultiFactor
 public import TesseraCore
-public import TesseraPostgres
 public import TesseraCrypto
+public import TesseraPostgres
 
 /// What the OAuth endpoints share: the database (every piece of state lives there), the signing keys, the
 /// issuer, the clock that dates every token and expiry, the factors (whose descriptors give the `amr` of a second

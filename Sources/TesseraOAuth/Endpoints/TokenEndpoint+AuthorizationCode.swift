@@ -34,7 +34,8 @@ extension TokenEndpoint {
         }
         let grant = sealed.grant
         let codeDigest = try SecretDigest.of(code)
-        let mismatch = Self.mismatch(sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
+        let mismatch = Self.mismatch(
+            sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
         let familyID = try SecureRandom.identifier()
         let refresh = try SecretDigest.make()
         let parameters: [any PostgresEncodable] = [

@@ -1,5 +1,5 @@
-public import TesseraHTTP
 import TesseraCore
+public import TesseraHTTP
 
 /// `POST /oauth2/token` (API §6; RFC 6749 §3.2, §4.1.3, §4.4, §5, §6; RFC 7636 §4.6): the `authorization_code`,
 /// `refresh_token` and `client_credentials` grants. Every answer is JSON with `Cache-Control: no-store`; errors

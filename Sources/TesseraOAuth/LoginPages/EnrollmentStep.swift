@@ -46,7 +46,8 @@ struct EnrollmentStep: Sendable {
         guard
             proved.isEmpty
                 || context.proofOfWork.accepts(
-                    challenge: LoginProofOfWork.challenge(flowID: opened.flowID), values: proved, nonce: form["pow-nonce"])
+                    challenge: LoginProofOfWork.challenge(flowID: opened.flowID), values: proved,
+                    nonce: form["pow-nonce"])
         else {
             return try await renderer.render(
                 pool, opened,

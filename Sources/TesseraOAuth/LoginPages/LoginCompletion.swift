@@ -80,7 +80,9 @@ struct LoginCompletion: Sendable {
     }
 
     /// SSO: a code straight from a live browser session, redirected with `302 Found`.
-    func issue(_ pool: PostgresPool, _ request: AuthorizationRequest, family: SignInFamily) async throws
+    func issue(
+        _ pool: PostgresPool, _ request: AuthorizationRequest, family: SignInFamily
+    ) async throws
         -> HTTPResponse
     {
         let code = try AuthorizationCodes.issue(

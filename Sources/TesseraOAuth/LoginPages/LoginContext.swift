@@ -55,7 +55,8 @@ struct LoginContext: Sendable {
     /// The language of a page answered to `request`: the one chosen at `/oauth2/authorize` (its cookie), else the
     /// best of its `Accept-Language`, else English.
     func language(of request: HTTPRequest, uiLocales: String? = nil) -> Language {
-        if uiLocales == nil, let chosen = request.cookie(named: cookies.languageName).flatMap(Language.init(rawValue:)) {
+        if uiLocales == nil, let chosen = request.cookie(named: cookies.languageName).flatMap(Language.init(rawValue:))
+        {
             return chosen
         }
         return Language.negotiate(

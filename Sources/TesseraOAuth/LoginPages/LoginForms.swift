@@ -86,7 +86,8 @@ struct LoginForms {
                     id: "instructions")
                 + codeForm(FactorCodeField(infoKey: "code"), errors: errors) + resendForm()
                 + form("another-number-form", action: "/oauth2/login/phone") {
-                    #"<input type="hidden" name="method" value="phone">"# + button("another-number", "Use another number")
+                    #"<input type="hidden" name="method" value="phone">"#
+                        + button("another-number", "Use another number")
                 })
     }
 
@@ -134,9 +135,11 @@ struct LoginForms {
                 + #"value="\#(HTML.escape(enrollmentID))" required\#(index == 0 ? " checked" : "")>"#
                 + #" <label for="\#(id)">\#(HTML.escape(label))</label></div>"#
         }
-        let error: String = errors.fields["mfaEnrollmentId"].map { message in
-            #"<p id="mfaEnrollmentId-error" class="error" role="alert">"# + HTML.escape(Texts.current(message)) + "</p>"
-        } ?? ""
+        let error: String =
+            errors.fields["mfaEnrollmentId"].map { message in
+                #"<p id="mfaEnrollmentId-error" class="error" role="alert">"# + HTML.escape(Texts.current(message))
+                    + "</p>"
+            } ?? ""
         let describedBy = error.isEmpty ? "" : #" aria-describedby="mfaEnrollmentId-error""#
         let legend = "<legend>" + HTML.escape(Texts.current("Choose how to confirm it's you")) + "</legend>"
         return LoginPageLayout.document(
@@ -226,11 +229,13 @@ struct LoginForms {
         }
         if let key = challenge.manualEntryKey, factor?.descriptor.isBackup == true {
             // A backup factor's key is its set of codes, shown once: one per line.
-            content += #"<ol id="recovery-codes">"#
+            content +=
+                #"<ol id="recovery-codes">"#
                 + key.split(separator: " ").map { "<li><code>" + HTML.escape(String($0)) + "</code></li>" }.joined()
                 + "</ol>"
         } else if let key = challenge.manualEntryKey {
-            content += "<p>" + HTML.escape(Texts.current("Or type in this key:"))
+            content +=
+                "<p>" + HTML.escape(Texts.current("Or type in this key:"))
                 + #" <code id="manual-entry-key">\#(HTML.escape(key))</code></p>"#
         }
         content += codeForm(factor?.pages.code, errors: errors)
@@ -246,7 +251,8 @@ struct LoginForms {
                 id: "code", label: LocalizedText(code?.label ?? "Verification code"), type: "text",
                 autocomplete: "one-time-code",
                 error: errors.fields["code"],
-                extra: (code?.isNumeric ?? true ? #"inputmode="numeric" pattern="[0-9]*" "# : #"autocapitalize="none" "#)
+                extra: (code?.isNumeric ?? true
+                    ? #"inputmode="numeric" pattern="[0-9]*" "# : #"autocapitalize="none" "#)
                     + #"maxlength="\#(code?.length ?? 6)" spellcheck="false""#)
                 + button("verify", "Verify")
         }

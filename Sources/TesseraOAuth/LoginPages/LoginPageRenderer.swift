@@ -32,7 +32,11 @@ struct LoginPageRenderer: Sendable {
             html = forms.phoneCode(number: flow.challenge?.fields?["phoneNumber"] ?? "", errors: errors)
         case .chooseFactor:
             let choices = flow.factors.map { enrollment in
-                (enrollment, PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment) ?? Texts.current("Second factor"))
+                (
+                    enrollment,
+                    PageFactor(enrollment.factorID, in: factors)?.label(of: enrollment)
+                        ?? Texts.current("Second factor")
+                )
             }
             html = forms.chooseFactor(choices, errors: errors)
         case .secondFactor:

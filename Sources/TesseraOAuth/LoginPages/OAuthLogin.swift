@@ -1,7 +1,7 @@
 public import Logging
 public import MultiFactor
-public import TesseraCore
 public import PhoneSignIn
+public import TesseraCore
 public import TesseraHTTP
 
 /// The authorization endpoint and the login pages (API §6, docs/login-pages.md) as handlers from ``HTTPRequest``

@@ -64,7 +64,8 @@ struct PhoneSignInStep: Sendable {
             try await sendCode(pool, &opened, to: number, client: client)
         } catch let error as AuthError {
             let (errors, status) = LoginErrorMessages.describe(error)
-            return try await renderer.render(pool, opened, errors: errors, status: status, typed: ["phoneNumber": typed])
+            return try await renderer.render(
+                pool, opened, errors: errors, status: status, typed: ["phoneNumber": typed])
         }
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
@@ -92,7 +93,8 @@ struct PhoneSignInStep: Sendable {
             return context.nextPage(opened)
         }
         guard !code.isEmpty else {
-            return try await renderer.render(pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
+            return try await renderer.render(
+                pool, opened, errors: .field("code", "Enter the code."), status: .badRequest)
         }
         let outcome: SignInOutcome
         do {
@@ -127,7 +129,9 @@ struct PhoneSignInStep: Sendable {
 
     /// Counts the browser's code and sends one to `number` in the page's language; the flow (not saved) then waits
     /// for it.
-    private func sendCode(_ pool: PostgresPool, _ opened: inout OpenedFlow, to number: String, client: String?)
+    private func sendCode(
+        _ pool: PostgresPool, _ opened: inout OpenedFlow, to number: String, client: String?
+    )
         async throws
     {
         guard let phoneSignIn = context.phoneSignIn else {

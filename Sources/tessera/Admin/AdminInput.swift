@@ -1,4 +1,5 @@
 import TesseraJSON
+
 #if canImport(Glibc)
 import Glibc
 #endif

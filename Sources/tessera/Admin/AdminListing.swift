@@ -73,7 +73,8 @@ enum AdminListing: Sendable {
     /// The table of a list result, or a one-line message when it is empty; a `nextPageToken` adds a hint line.
     func lines(for result: JSONValue) -> [String] {
         let entries = result[resultKey]?.arrayValue ?? []
-        var lines = entries.isEmpty
+        var lines =
+            entries.isEmpty
             ? ["no \(noun)"]
             : AdminTextFormat.table(headers: headers, rows: entries.map(row))
         if let token = result["nextPageToken"]?.stringValue, !token.isEmpty {

@@ -33,7 +33,8 @@ enum AdminRPCEnvelope {
 
     /// `: <first line of the body>`, at most 200 characters, or nothing for an empty body.
     private static func summary(of body: [UInt8]) -> String {
-        let firstLine = String(decoding: body.prefix(400), as: UTF8.self)
+        let firstLine =
+            String(decoding: body.prefix(400), as: UTF8.self)
             .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let trimmed = firstLine.trimmingPrefix(while: \.isWhitespace)
         return trimmed.isEmpty ? "" : ": " + String(trimmed.prefix(200))

@@ -139,7 +139,8 @@ struct AdminUsers: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func validate() throws {
-            let changesSomething = email != nil || passwordStdin || emailVerified != nil || phone != nil
+            let changesSomething =
+                email != nil || passwordStdin || emailVerified != nil || phone != nil
                 || displayName != nil || disabled != nil || !removeMfa.isEmpty
             guard changesSomething else { throw ValidationError("nothing to update: give at least one field") }
         }

@@ -1,9 +1,10 @@
 import FoundationEssentials
-@testable import TesseraCore
 import TesseraCrypto
 import TesseraPostgres
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraCore
 
 /// What bounds the scrypt work one client, or everyone together, can cause.
 @Suite struct PasswordWorkLimitTests {

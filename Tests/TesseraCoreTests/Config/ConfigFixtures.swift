@@ -1,6 +1,6 @@
-import Testing
 import TesseraCore
 import TesseraJSON
+import Testing
 
 /// Helpers of the configuration suites, as a protocol so they stay out of the test module's global namespace.
 protocol ConfigFixtures {}

@@ -1,6 +1,6 @@
-import Testing
 import TesseraCore
 import TesseraJSON
+import Testing
 
 @Suite struct ConfigModelTests: ConfigFixtures {
     static let fullProject = #"""
@@ -23,7 +23,8 @@ import TesseraJSON
     @Test func projectDefaultsAreFilledAndWrittenOut() throws {
         let config = try ProjectConfig(json: [:])
         #expect(config == ProjectConfig())
-        let expected = try jsonObject(#"""
+        let expected = try jsonObject(
+            #"""
             {"displayName": "Tessera", "mfa": {"state": "DISABLED", "enabledProviders": [], "providerConfigs": []},
              "signIn": {"allowPasswordSignup": true, "phoneNumber": {"enabled": true, "testPhoneNumbers": {}}},
              "smsRegionConfig": {"allowByDefault": {"disallowedRegions": []}}, "smsDailyQuota": 10000}
@@ -36,7 +37,8 @@ import TesseraJSON
         let tenant = try tenant("")
         #expect(tenant == Tenant(tenantId: "t1", displayName: "A"))
         #expect(tenant.name == "tenants/t1")
-        let expected = try jsonObject(#"""
+        let expected = try jsonObject(
+            #"""
             {"tenantId": "t1", "name": "tenants/t1", "displayName": "A", "allowPasswordSignup": true,
              "enablePhoneSignIn": true, "disableAuth": false}
             """#)
@@ -58,16 +60,18 @@ import TesseraJSON
         off.state = .disabled
         #expect(!off.enablesFactorService("email"))
         #expect(try MultiFactorAuthConfig(json: mfa.json) == mfa)
-        let serviceOnly = try MultiFactorAuthConfig(json: try jsonObject(
-            #"{"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#
-        ))
+        let serviceOnly = try MultiFactorAuthConfig(
+            json: try jsonObject(
+                #"{"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#
+            ))
         #expect(serviceOnly.totpAdjacentIntervals == nil)
     }
 
     @Test func defaultsInsideNestedObjects() throws {
-        let mfa = try MultiFactorAuthConfig(json: try jsonObject(
-            #"{"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}}]}"#
-        ))
+        let mfa = try MultiFactorAuthConfig(
+            json: try jsonObject(
+                #"{"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}}]}"#
+            ))
         #expect(mfa == MultiFactorAuthConfig(providerConfigs: [ProviderConfig(state: .enabled)]))
         #expect(mfa.providerConfigs.first?.totp?.adjacentIntervals == 5)
         let allowlist = try SMSRegionConfig(json: try jsonObject(#"{"allowlistOnly": {}}"#))

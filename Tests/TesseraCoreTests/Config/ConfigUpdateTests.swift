@@ -1,6 +1,6 @@
-import Testing
 import TesseraCore
 import TesseraJSON
+import Testing
 
 @Suite struct ConfigUpdateTests: ConfigFixtures {
     static let regionFR = #""smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["FR"]}}"#
@@ -10,41 +10,59 @@ import TesseraJSON
 
     /// Masked tenant updates that succeed: stored members, body, mask, expected members.
     static let tenantCases: [(String, String, String, String)] = [
-        (#""smsDailyQuota": 5"#, #"{"displayName": "B", "smsDailyQuota": 9, "bogus": 1, "mfaConfig": "junk"}"#,
-         "displayName", #""displayName": "B", "smsDailyQuota": 5"#),
+        (
+            #""smsDailyQuota": 5"#, #"{"displayName": "B", "smsDailyQuota": 9, "bogus": 1, "mfaConfig": "junk"}"#,
+            "displayName", #""displayName": "B", "smsDailyQuota": 5"#
+        ),
         (#""smsDailyQuota": 5"#, "{}", "smsDailyQuota", ""),
         (#""smsDailyQuota": 5"#, #"{"smsDailyQuota": null}"#, "smsDailyQuota", ""),
         (#""mfaConfig": {"state": "ENABLED"}"#, "{}", "mfaConfig", ""),
-        ("", #"{"mfaConfig": {"state": "MANDATORY", "enabledProviders": ["PHONE_SMS"]}}"#, "mfaConfig.state",
-         #""mfaConfig": {"state": "MANDATORY"}"#),
+        (
+            "", #"{"mfaConfig": {"state": "MANDATORY", "enabledProviders": ["PHONE_SMS"]}}"#, "mfaConfig.state",
+            #""mfaConfig": {"state": "MANDATORY"}"#
+        ),
         ("", "{}", "mfaConfig.state", ""),
-        (#""mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]}"#, "{}", "mfaConfig.state",
-         #""mfaConfig": {"enabledProviders": ["PHONE_SMS"]}"#),
-        (#""mfaConfig": {"enabledProviders": ["PHONE_SMS"]}"#,
-         #"{"mfaConfig": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}}]}}"#,
-         "mfaConfig.state,mfaConfig.providerConfigs",
-         #""mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"], "#
-            + #""providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 5}}]}"#),
-        ("", #"{"displayName": "B", "smsDailyQuota": 3}"#, " displayName , smsDailyQuota ",
-         #""displayName": "B", "smsDailyQuota": 3"#),
-        (#""testPhoneNumbers": {"+15555550199": "222222"}"#, #"{"testPhoneNumbers": {"+15555550100": "111111"}}"#,
-         "testPhoneNumbers", #""testPhoneNumbers": {"+15555550100": "111111"}"#),
-        (#""allowPasswordSignup": false"#, #"{"disableAuth": true}"#, "disableAuth,allowPasswordSignup",
-         #""disableAuth": true"#),
+        (
+            #""mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]}"#, "{}", "mfaConfig.state",
+            #""mfaConfig": {"enabledProviders": ["PHONE_SMS"]}"#
+        ),
+        (
+            #""mfaConfig": {"enabledProviders": ["PHONE_SMS"]}"#,
+            #"{"mfaConfig": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}}]}}"#,
+            "mfaConfig.state,mfaConfig.providerConfigs",
+            #""mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"], "#
+                + #""providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 5}}]}"#
+        ),
+        (
+            "", #"{"displayName": "B", "smsDailyQuota": 3}"#, " displayName , smsDailyQuota ",
+            #""displayName": "B", "smsDailyQuota": 3"#
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550199": "222222"}"#, #"{"testPhoneNumbers": {"+15555550100": "111111"}}"#,
+            "testPhoneNumbers", #""testPhoneNumbers": {"+15555550100": "111111"}"#
+        ),
+        (
+            #""allowPasswordSignup": false"#, #"{"disableAuth": true}"#, "disableAuth,allowPasswordSignup",
+            #""disableAuth": true"#
+        ),
         (regionFR, "{\(regionUS)}", "smsRegionConfig.allowlistOnly", regionUS),
         (regionFR, "{\(regionUS)}", "smsRegionConfig.allowlistOnly.allowedRegions", regionUS),
         (regionFR, "{}", "smsRegionConfig.allowByDefault", #""smsRegionConfig": {"allowByDefault": {}}"#),
-        (regionFR, "{}", "smsRegionConfig.allowByDefault.disallowedRegions",
-         #""smsRegionConfig": {"allowByDefault": {}}"#),
+        (
+            regionFR, "{}", "smsRegionConfig.allowByDefault.disallowedRegions",
+            #""smsRegionConfig": {"allowByDefault": {}}"#
+        ),
         (regionFR, "{}", "smsRegionConfig.allowlistOnly", regionFR),
         (regionFR, "{}", "smsRegionConfig", ""),
         (regionFR, "{\(regionUS)}", "smsRegionConfig.allowByDefault,smsRegionConfig.allowlistOnly", regionUS),
         (regionFR, "{\(regionUS)}", "smsRegionConfig.allowlistOnly,smsRegionConfig.allowByDefault", regionUS),
         (regionFR, "{\(regionUS)}", "smsRegionConfig,smsRegionConfig.allowlistOnly", regionUS),
         ("", "{}", "smsRegionConfig.allowlistOnly", ""),
-        (regionUS, #"{"smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}}"#,
-         "smsRegionConfig.allowByDefault.disallowedRegions",
-         #""smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}"#),
+        (
+            regionUS, #"{"smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}}"#,
+            "smsRegionConfig.allowByDefault.disallowedRegions",
+            #""smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}"#
+        ),
     ]
 
     @Test(arguments: tenantCases)
@@ -68,39 +86,64 @@ import TesseraJSON
         ("", "{}", "mfaConfig.", .invalidArgument, "updateMask path 'mfaConfig.' has an empty segment"),
         ("", "{}", "mfaConfig. state", .invalidArgument, "updateMask path 'mfaConfig. state' contains whitespace"),
         ("", "{}", "mfa Config", .invalidArgument, "updateMask path 'mfa Config' contains whitespace"),
-        ("", "{}", "displayName,\tdisableAuth", .invalidArgument,
-         "updateMask path '\tdisableAuth' contains whitespace"),
+        (
+            "", "{}", "displayName,\tdisableAuth", .invalidArgument,
+            "updateMask path '\tdisableAuth' contains whitespace"
+        ),
         ("", "{}", "mfaConfig.foo", .invalidArgument, "updateMask path 'mfaConfig.foo' is not a settable field"),
         ("", "{}", "foo", .invalidArgument, "updateMask path 'foo' is not a settable field"),
         ("", "{}", "mfa", .invalidArgument, "updateMask path 'mfa' is not a settable field"),
-        ("", "{}", "displayName.first", .invalidArgument,
-         "updateMask path 'displayName.first' is not a settable field"),
-        ("", "{}", "testPhoneNumbers.+15555550100", .invalidArgument,
-         "updateMask path 'testPhoneNumbers.+15555550100' is not a settable field"),
-        ("", "{}", "mfaConfig.providerConfigs.state", .invalidArgument,
-         "updateMask path 'mfaConfig.providerConfigs.state' is not a settable field"),
-        ("", "{}", "mfaConfig.providerConfigs[0]", .invalidArgument,
-         "updateMask path 'mfaConfig.providerConfigs[0]' is not a settable field"),
+        (
+            "", "{}", "displayName.first", .invalidArgument,
+            "updateMask path 'displayName.first' is not a settable field"
+        ),
+        (
+            "", "{}", "testPhoneNumbers.+15555550100", .invalidArgument,
+            "updateMask path 'testPhoneNumbers.+15555550100' is not a settable field"
+        ),
+        (
+            "", "{}", "mfaConfig.providerConfigs.state", .invalidArgument,
+            "updateMask path 'mfaConfig.providerConfigs.state' is not a settable field"
+        ),
+        (
+            "", "{}", "mfaConfig.providerConfigs[0]", .invalidArgument,
+            "updateMask path 'mfaConfig.providerConfigs[0]' is not a settable field"
+        ),
         ("", "{}", "tenantId", .invalidArgument, "updateMask path 'tenantId' names an output-only field"),
         ("", "{}", "name", .invalidArgument, "updateMask path 'name' names an output-only field"),
-        ("", "{}", "effectiveMfaConfig.state", .invalidArgument,
-         "updateMask path 'effectiveMfaConfig.state' names an output-only field"),
+        (
+            "", "{}", "effectiveMfaConfig.state", .invalidArgument,
+            "updateMask path 'effectiveMfaConfig.state' names an output-only field"
+        ),
         ("", "{}", "displayName", .invalidArgument, "displayName is required"),
-        ("", #"{"displayName": "B", "smsDailyQuota": -1}"#, "displayName,smsDailyQuota", .invalidConfig,
-         "smsDailyQuota must be an integer from 0 to 1000000000"),
+        (
+            "", #"{"displayName": "B", "smsDailyQuota": -1}"#, "displayName,smsDailyQuota", .invalidConfig,
+            "smsDailyQuota must be an integer from 0 to 1000000000"
+        ),
         ("", #"{"mfaConfig": "x"}"#, "mfaConfig.state", .invalidConfig, "mfaConfig must be an object"),
-        ("", #"{"mfaConfig": {"state": "ON"}}"#, "mfaConfig.state", .invalidConfig,
-         "mfaConfig.state must be one of DISABLED, ENABLED, MANDATORY"),
-        ("", #"{"testPhoneNumbers": {"+1": "123456"}}"#, "testPhoneNumbers", .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"),
-        (regionFR, bothRegions, "smsRegionConfig.allowByDefault,smsRegionConfig.allowlistOnly", .invalidConfig,
-         exactlyOne),
+        (
+            "", #"{"mfaConfig": {"state": "ON"}}"#, "mfaConfig.state", .invalidConfig,
+            "mfaConfig.state must be one of DISABLED, ENABLED, MANDATORY"
+        ),
+        (
+            "", #"{"testPhoneNumbers": {"+1": "123456"}}"#, "testPhoneNumbers", .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"
+        ),
+        (
+            regionFR, bothRegions, "smsRegionConfig.allowByDefault,smsRegionConfig.allowlistOnly", .invalidConfig,
+            exactlyOne
+        ),
         (regionFR, bothRegions, "smsRegionConfig,smsRegionConfig.allowlistOnly", .invalidConfig, exactlyOne),
         (regionFR, bothRegions, "smsRegionConfig.allowlistOnly,smsRegionConfig", .invalidConfig, exactlyOne),
-        (regionFR, #"{"smsRegionConfig": {}}"#, "smsRegionConfig,smsRegionConfig.allowByDefault", .invalidConfig,
-         exactlyOne),
-        (regionFR, "{\(regionUS)}", "smsRegionConfig.allowlistOnly.allowedRegions,"
-            + "smsRegionConfig.allowByDefault.disallowedRegions", .invalidConfig, exactlyOne),
+        (
+            regionFR, #"{"smsRegionConfig": {}}"#, "smsRegionConfig,smsRegionConfig.allowByDefault", .invalidConfig,
+            exactlyOne
+        ),
+        (
+            regionFR, "{\(regionUS)}",
+            "smsRegionConfig.allowlistOnly.allowedRegions,"
+                + "smsRegionConfig.allowByDefault.disallowedRegions", .invalidConfig, exactlyOne
+        ),
     ]
 
     @Test(arguments: tenantFailures)
@@ -127,16 +170,24 @@ import TesseraJSON
         (#"{"signIn": {"allowPasswordSignup": false}}"#, "signIn", { $0.signIn.phoneNumber = PhoneSignInConfig() }),
         ("{}", "smsRegionConfig", { $0.smsRegionConfig = .allowAll }),
         ("{}", "smsRegionConfig.allowlistOnly", { $0.smsRegionConfig = .allowAll }),
-        (#"{"smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}}"#, "smsRegionConfig.allowByDefault",
-         { $0.smsRegionConfig = .allowByDefault(disallowedRegions: ["KP"]) }),
+        (
+            #"{"smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["KP"]}}}"#,
+            "smsRegionConfig.allowByDefault",
+            { $0.smsRegionConfig = .allowByDefault(disallowedRegions: ["KP"]) }
+        ),
         ("{}", "displayName", { $0.displayName = "Tessera" }),
         (#"{"mfa": {"enabledProviders": []}}"#, "mfa.enabledProviders", { $0.mfa.enabledProviders = [] }),
-        (#"{"signIn": {"phoneNumber": {"enabled": true}}}"#, "signIn.phoneNumber.enabled",
-         { $0.signIn.phoneNumber.enabled = true }),
-        ("{}", "smsDailyQuota,signIn.allowPasswordSignup", {
-            $0.smsDailyQuota = 10_000
-            $0.signIn.allowPasswordSignup = true
-        }),
+        (
+            #"{"signIn": {"phoneNumber": {"enabled": true}}}"#, "signIn.phoneNumber.enabled",
+            { $0.signIn.phoneNumber.enabled = true }
+        ),
+        (
+            "{}", "smsDailyQuota,signIn.allowPasswordSignup",
+            {
+                $0.smsDailyQuota = 10_000
+                $0.signIn.allowPasswordSignup = true
+            }
+        ),
     ]
 
     @Test(arguments: projectCases)
@@ -153,15 +204,18 @@ import TesseraJSON
 
     @Test(arguments: [
         ("mfaConfig.state", "updateMask path 'mfaConfig.state' is not a settable field"),
-        ("signIn.phoneNumber.testPhoneNumbers.+15555550100",
-         "updateMask path 'signIn.phoneNumber.testPhoneNumbers.+15555550100' is not a settable field"),
+        (
+            "signIn.phoneNumber.testPhoneNumbers.+15555550100",
+            "updateMask path 'signIn.phoneNumber.testPhoneNumbers.+15555550100' is not a settable field"
+        ),
         ("tenantId", "updateMask path 'tenantId' is not a settable field"),
         ("signIn.,displayName", "updateMask path 'signIn.' has an empty segment"),
     ])
     func refusedProjectMask(mask: String, detail: String) throws {
         let stored = ProjectConfig().json
-        #expect(failure { try ConfigUpdate.apply(body: [:], to: stored, updateMask: mask, paths: .project) }
-            == AuthError(.invalidArgument, detail))
+        #expect(
+            failure { try ConfigUpdate.apply(body: [:], to: stored, updateMask: mask, paths: .project) }
+                == AuthError(.invalidArgument, detail))
     }
 
     @Test func withoutAMaskTheBodyReplacesEverySettableField() throws {
@@ -184,21 +238,27 @@ import TesseraJSON
     @Test func withoutAMaskTheBodyIsValidatedWhole() throws {
         let stored = try storedTenant("")
         let cases: [(String, AuthError)] = [
-            (#"{"displayName": "B", "smsDailyQuota": -1}"#,
-             AuthError(.invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000")),
-            (#"{"displayName": "B", "tenantId": "t2"}"#,
-             AuthError(.invalidArgument, "tenantId does not name the tenant being written")),
+            (
+                #"{"displayName": "B", "smsDailyQuota": -1}"#,
+                AuthError(.invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000")
+            ),
+            (
+                #"{"displayName": "B", "tenantId": "t2"}"#,
+                AuthError(.invalidArgument, "tenantId does not name the tenant being written")
+            ),
             (#"{"smsDailyQuota": 5}"#, AuthError(.invalidArgument, "displayName is required")),
             (#"{"displayName": "B", "bogus": true}"#, AuthError(.invalidArgument, "bogus is not a known field")),
         ]
         for (body, expected) in cases {
             let object = try jsonObject(body)
-            #expect(failure { try ConfigUpdate.apply(body: object, to: stored, updateMask: nil, paths: .tenant) }
-                == expected)
+            #expect(
+                failure { try ConfigUpdate.apply(body: object, to: stored, updateMask: nil, paths: .tenant) }
+                    == expected)
         }
         let unnamed = try jsonObject(#"{"displayName": "B"}"#)
-        #expect(failure { try ConfigUpdate.apply(body: unnamed, to: [:], updateMask: nil, paths: .tenant) }
-            == AuthError(.invalidArgument, "the stored tenant has no tenantId"))
+        #expect(
+            failure { try ConfigUpdate.apply(body: unnamed, to: [:], updateMask: nil, paths: .tenant) }
+                == AuthError(.invalidArgument, "the stored tenant has no tenantId"))
     }
 
     @Test func maskedTenantUpdatesKeepTheTenantsIdentity() throws {
@@ -215,15 +275,18 @@ import TesseraJSON
             "smsRegionConfig", "smsRegionConfig.allowByDefault", "smsRegionConfig.allowByDefault.disallowedRegions",
             "smsRegionConfig.allowlistOnly", "smsRegionConfig.allowlistOnly.allowedRegions",
         ]
-        #expect(ConfigPaths.project.settablePaths == [
-            "displayName", "mfa", "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "signIn",
-            "signIn.allowPasswordSignup", "signIn.phoneNumber", "signIn.phoneNumber.enabled",
-            "signIn.phoneNumber.testPhoneNumbers",
-        ] + smsRegionPaths + ["smsDailyQuota"])
-        #expect(ConfigPaths.tenant.settablePaths == [
-            "displayName", "allowPasswordSignup", "enablePhoneSignIn", "disableAuth", "mfaConfig", "mfaConfig.state",
-            "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
-        ] + smsRegionPaths + ["smsDailyQuota"])
+        #expect(
+            ConfigPaths.project.settablePaths == [
+                "displayName", "mfa", "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "signIn",
+                "signIn.allowPasswordSignup", "signIn.phoneNumber", "signIn.phoneNumber.enabled",
+                "signIn.phoneNumber.testPhoneNumbers",
+            ] + smsRegionPaths + ["smsDailyQuota"])
+        #expect(
+            ConfigPaths.tenant.settablePaths == [
+                "displayName", "allowPasswordSignup", "enablePhoneSignIn", "disableAuth", "mfaConfig",
+                "mfaConfig.state",
+                "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
+            ] + smsRegionPaths + ["smsDailyQuota"])
         #expect(ConfigPaths.tenant.outputOnlyFields == ["tenantId", "name", "effectiveMfaConfig"])
         #expect(ConfigPaths.project.outputOnlyFields.isEmpty)
     }

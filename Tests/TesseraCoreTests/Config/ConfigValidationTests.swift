@@ -1,6 +1,6 @@
-import Testing
 import TesseraCore
 import TesseraJSON
+import Testing
 
 @Suite struct ConfigValidationTests: ConfigFixtures {
     static let mfaLimit = "must be an integer from 0 to 10"
@@ -14,90 +14,160 @@ import TesseraJSON
         (#""mfaConfig": {"foo": 1}"#, .invalidConfig, "mfaConfig.foo is not a known field"),
         (#""mfaConfig": {"state": "ON"}"#, .invalidConfig, states),
         (#""mfaConfig": {"state": 1}"#, .invalidConfig, states),
-        (#""mfaConfig": {"enabledProviders": "PHONE_SMS"}"#, .invalidConfig,
-         "mfaConfig.enabledProviders must be an array"),
-        (#""mfaConfig": {"enabledProviders": ["EMAIL"]}"#, .invalidConfig,
-         "mfaConfig.enabledProviders[0] must be one of PHONE_SMS"),
-        (#""mfaConfig": {"enabledProviders": [null]}"#, .invalidConfig,
-         "mfaConfig.enabledProviders[0] must be one of PHONE_SMS"),
-        (#""mfaConfig": {"enabledProviders": ["PHONE_SMS", "PHONE_SMS"]}"#, .invalidConfig,
-         "mfaConfig.enabledProviders[1] repeats PHONE_SMS"),
+        (
+            #""mfaConfig": {"enabledProviders": "PHONE_SMS"}"#, .invalidConfig,
+            "mfaConfig.enabledProviders must be an array"
+        ),
+        (
+            #""mfaConfig": {"enabledProviders": ["EMAIL"]}"#, .invalidConfig,
+            "mfaConfig.enabledProviders[0] must be one of PHONE_SMS"
+        ),
+        (
+            #""mfaConfig": {"enabledProviders": [null]}"#, .invalidConfig,
+            "mfaConfig.enabledProviders[0] must be one of PHONE_SMS"
+        ),
+        (
+            #""mfaConfig": {"enabledProviders": ["PHONE_SMS", "PHONE_SMS"]}"#, .invalidConfig,
+            "mfaConfig.enabledProviders[1] repeats PHONE_SMS"
+        ),
         (#""mfaConfig": {"providerConfigs": {}}"#, .invalidConfig, "mfaConfig.providerConfigs must be an array"),
         (#""mfaConfig": {"providerConfigs": [1]}"#, .invalidConfig, "mfaConfig.providerConfigs[0] must be an object"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED"}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].totpProviderConfig or mfaConfig.providerConfigs[0].factorServiceProviderConfig"
-            + " is required"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "E"}}]}"#,
-         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {}}]}"#,
-         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"id": "e"}}]}"#,
-         .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.id is not a known field"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}, "#
-            + #""totpProviderConfig": {}}]}"#,
-         .invalidConfig,
-         "mfaConfig.providerConfigs[0] may have only one of totpProviderConfig and factorServiceProviderConfig"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}, "#
-            + #"{"state": "DISABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#,
-         .invalidConfig, "mfaConfig.providerConfigs[1] repeats the factor service e"),
-        (#""mfaConfig": {"providerConfigs": [{"totpProviderConfig": {}}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].state is required"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "MANDATORY", "totpProviderConfig": {}}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].state must be one of ENABLED, DISABLED"),
-        (#""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}, "smsConfig": {}}]}"#,
-         .invalidConfig, "mfaConfig.providerConfigs[0].smsConfig is not a known field"),
-        (#""mfaConfig": {"# + entry + #""x"}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].totpProviderConfig must be an object"),
-        (#""mfaConfig": {"# + entry + #"{"period": 30}}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[0].totpProviderConfig.period is not a known field"),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED"}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[0].totpProviderConfig or mfaConfig.providerConfigs[0].factorServiceProviderConfig"
+                + " is required"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "E"}}]}"#,
+            .invalidConfig,
+            "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {}}]}"#,
+            .invalidConfig,
+            "mfaConfig.providerConfigs[0].factorServiceProviderConfig.factorId must be 1 to 32 of a-z, 0-9 and -"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"id": "e"}}]}"#,
+            .invalidConfig, "mfaConfig.providerConfigs[0].factorServiceProviderConfig.id is not a known field"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}, "#
+                + #""totpProviderConfig": {}}]}"#,
+            .invalidConfig,
+            "mfaConfig.providerConfigs[0] may have only one of totpProviderConfig and factorServiceProviderConfig"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "factorServiceProviderConfig": {"factorId": "e"}}, "#
+                + #"{"state": "DISABLED", "factorServiceProviderConfig": {"factorId": "e"}}]}"#,
+            .invalidConfig, "mfaConfig.providerConfigs[1] repeats the factor service e"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"totpProviderConfig": {}}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[0].state is required"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "MANDATORY", "totpProviderConfig": {}}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[0].state must be one of ENABLED, DISABLED"
+        ),
+        (
+            #""mfaConfig": {"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {}, "smsConfig": {}}]}"#,
+            .invalidConfig, "mfaConfig.providerConfigs[0].smsConfig is not a known field"
+        ),
+        (
+            #""mfaConfig": {"# + entry + #""x"}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[0].totpProviderConfig must be an object"
+        ),
+        (
+            #""mfaConfig": {"# + entry + #"{"period": 30}}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[0].totpProviderConfig.period is not a known field"
+        ),
         (#""mfaConfig": {"# + entry + #"{"adjacentIntervals": 5.0}}]}"#, .invalidConfig, intervals),
         (#""mfaConfig": {"# + entry + #"{"adjacentIntervals": "5"}}]}"#, .invalidConfig, intervals),
         (#""mfaConfig": {"# + entry + #"{"adjacentIntervals": 11}}]}"#, .invalidConfig, intervals),
         (#""mfaConfig": {"# + entry + #"{"adjacentIntervals": -1}}]}"#, .invalidConfig, intervals),
-        (#""mfaConfig": {"# + entry + #"{}}, {"state": "DISABLED", "totpProviderConfig": {}}]}"#, .invalidConfig,
-         "mfaConfig.providerConfigs[1] is a second TOTP provider config; one is allowed"),
-        (#""smsRegionConfig": {}"#, .invalidConfig,
-         "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"),
-        (#""smsRegionConfig": {"allowByDefault": {}, "allowlistOnly": {}}"#, .invalidConfig,
-         "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"),
+        (
+            #""mfaConfig": {"# + entry + #"{}}, {"state": "DISABLED", "totpProviderConfig": {}}]}"#, .invalidConfig,
+            "mfaConfig.providerConfigs[1] is a second TOTP provider config; one is allowed"
+        ),
+        (
+            #""smsRegionConfig": {}"#, .invalidConfig,
+            "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"
+        ),
+        (
+            #""smsRegionConfig": {"allowByDefault": {}, "allowlistOnly": {}}"#, .invalidConfig,
+            "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"
+        ),
         (#""smsRegionConfig": {"denyAll": {}}"#, .invalidConfig, "smsRegionConfig.denyAll is not a known field"),
         (#""smsRegionConfig": "US""#, .invalidConfig, "smsRegionConfig must be an object"),
-        (#""smsRegionConfig": {"allowByDefault": []}"#, .invalidConfig,
-         "smsRegionConfig.allowByDefault must be an object"),
-        (#""smsRegionConfig": {"allowByDefault": {"allowedRegions": []}}"#, .invalidConfig,
-         "smsRegionConfig.allowByDefault.allowedRegions is not a known field"),
-        (#""smsRegionConfig": {"allowByDefault": {"disallowedRegions": "US"}}"#, .invalidConfig,
-         "smsRegionConfig.allowByDefault.disallowedRegions must be an array"),
-        (#""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["US", "us"]}}"#, .invalidConfig,
-         "smsRegionConfig.allowlistOnly.allowedRegions[1] must be a two-letter upper-case region code"),
-        (#""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["USA"]}}"#, .invalidConfig,
-         "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"),
-        (#""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["U1"]}}"#, .invalidConfig,
-         "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"),
-        (#""smsRegionConfig": {"allowlistOnly": {"allowedRegions": [1]}}"#, .invalidConfig,
-         "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"),
+        (
+            #""smsRegionConfig": {"allowByDefault": []}"#, .invalidConfig,
+            "smsRegionConfig.allowByDefault must be an object"
+        ),
+        (
+            #""smsRegionConfig": {"allowByDefault": {"allowedRegions": []}}"#, .invalidConfig,
+            "smsRegionConfig.allowByDefault.allowedRegions is not a known field"
+        ),
+        (
+            #""smsRegionConfig": {"allowByDefault": {"disallowedRegions": "US"}}"#, .invalidConfig,
+            "smsRegionConfig.allowByDefault.disallowedRegions must be an array"
+        ),
+        (
+            #""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["US", "us"]}}"#, .invalidConfig,
+            "smsRegionConfig.allowlistOnly.allowedRegions[1] must be a two-letter upper-case region code"
+        ),
+        (
+            #""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["USA"]}}"#, .invalidConfig,
+            "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"
+        ),
+        (
+            #""smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["U1"]}}"#, .invalidConfig,
+            "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"
+        ),
+        (
+            #""smsRegionConfig": {"allowlistOnly": {"allowedRegions": [1]}}"#, .invalidConfig,
+            "smsRegionConfig.allowlistOnly.allowedRegions[0] must be a two-letter upper-case region code"
+        ),
         (#""smsDailyQuota": -1"#, .invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000"),
         (#""smsDailyQuota": 1000000001"#, .invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000"),
         (#""smsDailyQuota": 5.0"#, .invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000"),
         (#""smsDailyQuota": "5""#, .invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000"),
-        (#""testPhoneNumbers": []"#, .invalidArgument,
-         "testPhoneNumbers must be an object mapping E.164 numbers to 6-digit codes"),
-        (#""testPhoneNumbers": {"15555550100": "123456"}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"),
-        (#""testPhoneNumbers": {"+15555550100": "123456", "+05555550100": "123456"}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 1: the key must be an E.164 number ('+' then 8 to 15 digits)"),
-        (#""testPhoneNumbers": {"+15555550100": "12345"}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the code must be a string of 6 digits"),
-        (#""testPhoneNumbers": {"+15555550100": 123456}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the code must be a string of 6 digits"),
-        (#""testPhoneNumbers": {"+15555550100": "12345a"}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the code must be a string of 6 digits"),
-        (#""testPhoneNumbers": {"+15555550100": "１２３４５６"}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the code must be a string of 6 digits"),
-        (#""testPhoneNumbers": {"+15555550100": null}"#, .invalidTestingPhoneNumber,
-         "testPhoneNumbers entry 0: the code must be a string of 6 digits"),
-        (#""testPhoneNumbers": {"# + (0...10).map { #""+1555555010\#($0)": "123456""# }.joined(separator: ",") + "}",
-         .maximumTestPhoneNumberExceeded, "testPhoneNumbers has 11 entries; at most 10"),
+        (
+            #""testPhoneNumbers": []"#, .invalidArgument,
+            "testPhoneNumbers must be an object mapping E.164 numbers to 6-digit codes"
+        ),
+        (
+            #""testPhoneNumbers": {"15555550100": "123456"}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": "123456", "+05555550100": "123456"}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 1: the key must be an E.164 number ('+' then 8 to 15 digits)"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": "12345"}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the code must be a string of 6 digits"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": 123456}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the code must be a string of 6 digits"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": "12345a"}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the code must be a string of 6 digits"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": "１２３４５６"}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the code must be a string of 6 digits"
+        ),
+        (
+            #""testPhoneNumbers": {"+15555550100": null}"#, .invalidTestingPhoneNumber,
+            "testPhoneNumbers entry 0: the code must be a string of 6 digits"
+        ),
+        (
+            #""testPhoneNumbers": {"# + (0...10).map { #""+1555555010\#($0)": "123456""# }.joined(separator: ",") + "}",
+            .maximumTestPhoneNumberExceeded, "testPhoneNumbers has 11 entries; at most 10"
+        ),
         (#""allowPasswordSignup": "true""#, .invalidArgument, "allowPasswordSignup must be a boolean"),
         (#""enablePhoneSignIn": 1"#, .invalidArgument, "enablePhoneSignIn must be a boolean"),
         (#""disableAuth": {}"#, .invalidArgument, "disableAuth must be a boolean"),
@@ -135,26 +205,40 @@ import TesseraJSON
     /// Project bodies that must be refused; details carry the project's paths (`mfa.`, `signIn.`).
     static let projectCases: [(String, AuthReason, String)] = [
         (#"{"displayName": ""}"#, .invalidArgument, "displayName must have 1 to 128 characters"),
-        (#"{"displayName": "\#(String(repeating: "é", count: 129))"}"#, .invalidArgument,
-         "displayName must have 1 to 128 characters"),
+        (
+            #"{"displayName": "\#(String(repeating: "é", count: 129))"}"#, .invalidArgument,
+            "displayName must have 1 to 128 characters"
+        ),
         (#"{"displayName": "a\tb"}"#, .invalidArgument, "displayName must not contain control characters"),
         (#"{"mfaConfig": {}}"#, .invalidArgument, "mfaConfig is not a known field"),
-        (#"{"mfa": {"# + entry + #"{"adjacentIntervals": 11}}]}}"#, .invalidConfig,
-         "mfa.providerConfigs[0].totpProviderConfig.adjacentIntervals \(mfaLimit)"),
+        (
+            #"{"mfa": {"# + entry + #"{"adjacentIntervals": 11}}]}}"#, .invalidConfig,
+            "mfa.providerConfigs[0].totpProviderConfig.adjacentIntervals \(mfaLimit)"
+        ),
         (#"{"mfa": []}"#, .invalidConfig, "mfa must be an object"),
         (#"{"signIn": true}"#, .invalidArgument, "signIn must be an object"),
-        (#"{"signIn": {"allowPasswordSignUp": true}}"#, .invalidArgument,
-         "signIn.allowPasswordSignUp is not a known field"),
+        (
+            #"{"signIn": {"allowPasswordSignUp": true}}"#, .invalidArgument,
+            "signIn.allowPasswordSignUp is not a known field"
+        ),
         (#"{"signIn": {"allowPasswordSignup": 0}}"#, .invalidArgument, "signIn.allowPasswordSignup must be a boolean"),
         (#"{"signIn": {"phoneNumber": []}}"#, .invalidArgument, "signIn.phoneNumber must be an object"),
-        (#"{"signIn": {"phoneNumber": {"enabled": "yes"}}}"#, .invalidArgument,
-         "signIn.phoneNumber.enabled must be a boolean"),
-        (#"{"signIn": {"phoneNumber": {"testNumbers": {}}}}"#, .invalidArgument,
-         "signIn.phoneNumber.testNumbers is not a known field"),
-        (#"{"signIn": {"phoneNumber": {"testPhoneNumbers": {"+1555": "123456"}}}}"#, .invalidTestingPhoneNumber,
-         "signIn.phoneNumber.testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"),
-        (#"{"smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["GB"]}, "allowByDefault": {}}}"#,
-         .invalidConfig, "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"),
+        (
+            #"{"signIn": {"phoneNumber": {"enabled": "yes"}}}"#, .invalidArgument,
+            "signIn.phoneNumber.enabled must be a boolean"
+        ),
+        (
+            #"{"signIn": {"phoneNumber": {"testNumbers": {}}}}"#, .invalidArgument,
+            "signIn.phoneNumber.testNumbers is not a known field"
+        ),
+        (
+            #"{"signIn": {"phoneNumber": {"testPhoneNumbers": {"+1555": "123456"}}}}"#, .invalidTestingPhoneNumber,
+            "signIn.phoneNumber.testPhoneNumbers entry 0: the key must be an E.164 number ('+' then 8 to 15 digits)"
+        ),
+        (
+            #"{"smsRegionConfig": {"allowlistOnly": {"allowedRegions": ["GB"]}, "allowByDefault": {}}}"#,
+            .invalidConfig, "smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"
+        ),
         (#"{"smsDailyQuota": 1e3}"#, .invalidConfig, "smsDailyQuota must be an integer from 0 to 1000000000"),
         (#"{"tenantId": "t1"}"#, .invalidArgument, "tenantId is not a known field"),
     ]
@@ -167,22 +251,32 @@ import TesseraJSON
 
     @Test func nestedReadersNameTheirPathBelowTheOneGiven() throws {
         let object = try jsonObject(#"{"state": "ON"}"#)
-        #expect(failure { try MultiFactorAuthConfig(json: object) } == AuthError(.invalidConfig,
-            "state must be one of DISABLED, ENABLED, MANDATORY"))
+        #expect(
+            failure { try MultiFactorAuthConfig(json: object) }
+                == AuthError(
+                    .invalidConfig,
+                    "state must be one of DISABLED, ENABLED, MANDATORY"))
         let regions = try jsonObject("{}")
-        #expect(failure { try SMSRegionConfig(json: regions) } == AuthError(.invalidConfig,
-            "the object must have exactly one of allowByDefault or allowlistOnly"))
+        #expect(
+            failure { try SMSRegionConfig(json: regions) }
+                == AuthError(
+                    .invalidConfig,
+                    "the object must have exactly one of allowByDefault or allowlistOnly"))
         let path = JSONPath([.key("config"), .key("smsRegionConfig")])
-        #expect(failure { try SMSRegionConfig(json: regions, at: path) } == AuthError(.invalidConfig,
-            "config.smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"))
+        #expect(
+            failure { try SMSRegionConfig(json: regions, at: path) }
+                == AuthError(
+                    .invalidConfig,
+                    "config.smsRegionConfig must have exactly one of allowByDefault or allowlistOnly"))
     }
 
     @Test func acceptsTheBoundsAndTheOutputFieldsOfTheSameTenant() throws {
         let limits = try tenant(
             #""displayName": "\#(String(repeating: "🙂", count: 128))", "smsDailyQuota": 1000000000, "#
                 + #""mfaConfig": {"# + Self.entry + #"{"adjacentIntervals": 10}}]}, "#
-                + #""testPhoneNumbers": {"# + (0...9).map { #""+1555555010\#($0)": "00000\#($0)""# }
-                    .joined(separator: ",") + "}"
+                + #""testPhoneNumbers": {"#
+                + (0...9).map { #""+1555555010\#($0)": "00000\#($0)""# }
+                .joined(separator: ",") + "}"
         )
         #expect(limits.smsDailyQuota == 1_000_000_000)
         #expect(limits.mfaConfig?.providerConfigs.first?.totp?.adjacentIntervals == 10)

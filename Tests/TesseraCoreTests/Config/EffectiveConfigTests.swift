@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraCore
 
 @Suite struct EffectiveConfigTests: ConfigFixtures {

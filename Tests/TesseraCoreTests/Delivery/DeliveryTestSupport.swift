@@ -36,10 +36,12 @@ struct WebhookReceiver {
         let group = try EventLoopGroup(loopCount: 1)
         let received = ReceivedRequests()
         var router = HTTPRouter()
-        router.on(.post, "/sms", immediate: { request in
-            let count = received.record(.init(contentType: request.headers["Content-Type"], body: request.body))
-            return HTTPResponse.text("ok", status: HTTPStatus(code: statuses[min(count, statuses.count) - 1]))
-        })
+        router.on(
+            .post, "/sms",
+            immediate: { request in
+                let count = received.record(.init(contentType: request.headers["Content-Type"], body: request.body))
+                return HTTPResponse.text("ok", status: HTTPStatus(code: statuses[min(count, statuses.count) - 1]))
+            })
         let server = HTTPServer(
             name: "sms-receiver", loops: group.loops, host: "127.0.0.1", port: 0, router: router,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })

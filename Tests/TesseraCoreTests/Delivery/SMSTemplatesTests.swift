@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraCore
 
 /// The SMS template table (every line well-formed, every language complete, placeholders as the format says),
@@ -70,9 +71,10 @@ import Testing
 
     @Test func theKindsHaveDifferentTexts() {
         for language in templates.languages {
-            let bodies = Set(SMSKind.allCases.map {
-                templates.render(kind: $0, code: "1", appName: "A", languageCode: language).body
-            })
+            let bodies = Set(
+                SMSKind.allCases.map {
+                    templates.render(kind: $0, code: "1", appName: "A", languageCode: language).body
+                })
             #expect(bodies.count == SMSKind.allCases.count, "\(language)")
         }
     }
@@ -90,15 +92,16 @@ import Testing
         #expect(SMSTemplates.sanitizedAppName("") == "")
     }
 
-    @Test(arguments: [
-        (nil, "en"), ("", "en"), ("en", "en"), ("xx", "en"), ("fr-CA", "fr"), ("fr_CA", "fr"), ("FR", "fr"),
-        ("Fr-cA", "fr"), ("pt_BR", "pt"), ("pt-PT", "pt"), ("ja-JP", "ja"), ("ru", "ru"), ("de-CH-1996", "de"),
-        ("zh-Hant-TW", "zh-hant"), ("zh-Hant", "zh-hant"), ("zh_hant_hk", "zh-hant"), ("zh-TW", "zh-hant"),
-        ("zh-HK", "zh-hant"), ("zh-Hans-CN", "zh"), ("zh-CN", "zh"), ("zh", "zh"), ("sr-Latn", "en"),
-        ("../../etc", "en"), ("fr--CA", "en"), ("-fr", "en"), ("fr-", "en"), ("f", "en"), ("fren", "en"),
-        ("12", "en"), ("fr CA", "en"), (" fr", "en"), ("fr-toolongsubtag", "en"), ("é", "en"), ("fr\u{0}", "en"),
-        (String(repeating: "fr-", count: 20) + "fr", "en"), ("en-x-private", "en"), ("x-private", "en"),
-    ] as [(String?, String)])
+    @Test(
+        arguments: [
+            (nil, "en"), ("", "en"), ("en", "en"), ("xx", "en"), ("fr-CA", "fr"), ("fr_CA", "fr"), ("FR", "fr"),
+            ("Fr-cA", "fr"), ("pt_BR", "pt"), ("pt-PT", "pt"), ("ja-JP", "ja"), ("ru", "ru"), ("de-CH-1996", "de"),
+            ("zh-Hant-TW", "zh-hant"), ("zh-Hant", "zh-hant"), ("zh_hant_hk", "zh-hant"), ("zh-TW", "zh-hant"),
+            ("zh-HK", "zh-hant"), ("zh-Hans-CN", "zh"), ("zh-CN", "zh"), ("zh", "zh"), ("sr-Latn", "en"),
+            ("../../etc", "en"), ("fr--CA", "en"), ("-fr", "en"), ("fr-", "en"), ("f", "en"), ("fren", "en"),
+            ("12", "en"), ("fr CA", "en"), (" fr", "en"), ("fr-toolongsubtag", "en"), ("é", "en"), ("fr\u{0}", "en"),
+            (String(repeating: "fr-", count: 20) + "fr", "en"), ("en-x-private", "en"), ("x-private", "en"),
+        ] as [(String?, String)])
     func languagesResolveToTheirTableKeyOrEnglish(requested: String?, expected: String) {
         let rendered = templates.render(kind: .mfaEnrollment, code: "123456", appName: "Acme", languageCode: requested)
         #expect(rendered.languageCode == expected)
@@ -118,10 +121,11 @@ import Testing
     }
 
     @Test func aLanguageWithoutTheKindFallsBackToEnglishAndATableWithoutEnglishToTheBareCode() {
-        let partial = SMSTemplates(parsing: """
-            en phone_sign_in {code} is your code.
-            fr mfa_sign_in {code} est votre code.
-            """)
+        let partial = SMSTemplates(
+            parsing: """
+                en phone_sign_in {code} is your code.
+                fr mfa_sign_in {code} est votre code.
+                """)
         #expect(partial.malformedLines == [])
         let render = { (kind: SMSKind) in partial.render(kind: kind, code: "123456", appName: "A", languageCode: "fr") }
         #expect(render(.phoneSignIn) == ("123456 is your code.", "en"))

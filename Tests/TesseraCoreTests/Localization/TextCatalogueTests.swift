@@ -1,6 +1,7 @@
-@testable import TesseraCore
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraCore
 
 /// The catalogues a translator edits: complete, consistent, well-formed; and the mails in the asked language.
 @Suite struct TextCatalogueTests {
@@ -28,19 +29,24 @@ import Testing
     }
 
     @Test func placeholdersAndWaitsAreFilledInTheLanguage() {
-        #expect(Texts(.ja)(LocalizedText("Too many attempts. Try again in {wait}.", wait: 900)) == "試行回数が多すぎます。15分後にもう一度お試しください。")
+        #expect(
+            Texts(.ja)(LocalizedText("Too many attempts. Try again in {wait}.", wait: 900))
+                == "試行回数が多すぎます。15分後にもう一度お試しください。")
         #expect(Texts(.ru).duration(7200) == "2 ч")
         #expect(Texts(.en).duration(1) == "1 second")
-        #expect(Texts(.fr)("{client} asks to sign you out of this browser.", ["client": "Acme"])
-            == "Acme demande à vous déconnecter de ce navigateur.")
+        #expect(
+            Texts(.fr)("{client} asks to sign you out of this browser.", ["client": "Acme"])
+                == "Acme demande à vous déconnecter de ce navigateur.")
     }
 
     @Test func mailsAreWrittenInTheAskedLanguageElseTheTenantsElseEnglish() async throws {
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts
             let address = CoreHarness.email()
-            _ = try await accounts.signUp(email: address, password: "correct horse battery", displayName: nil, tenantID: nil)
-            _ = try await accounts.sendPasswordReset(email: address, tenantID: nil, clientAddress: nil, languageCode: "ru-RU")
+            _ = try await accounts.signUp(
+                email: address, password: "correct horse battery", displayName: nil, tenantID: nil)
+            _ = try await accounts.sendPasswordReset(
+                email: address, tenantID: nil, clientAddress: nil, languageCode: "ru-RU")
             try await waitUntil { harness.mail.sent.contains { $0.to == address } }
             let mail = try #require(harness.mail.sent.last { $0.to == address })
             #expect(mail.languageCode == "ru" && mail.subject == "Сброс пароля")

@@ -8,7 +8,7 @@ import TesseraOAuth
 import TesseraRPC
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// libFuzzer targets over the parsers an attacker reaches first. One binary holds them all; the environment variable
