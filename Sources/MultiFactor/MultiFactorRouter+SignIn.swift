@@ -112,7 +112,7 @@ extension MultiFactorRouter {
         let actor = AuditLog.Actor(
             principal: AdminPrincipal(
                 keyID: "user:" + user.userID, scope: user.tenantID.map { .tenant($0) } ?? .project),
-            method: "mfaSignIn.finalize", requestID: "")
+            method: "mfaSignIn.finalize")
         try await AuditLog.record(
             db, actor: actor, target: "users/\(user.userID)/mfaEnrollments/\(enrollment.id)", tenantID: user.tenantID,
             before: nil,

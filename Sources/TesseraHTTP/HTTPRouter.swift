@@ -2,7 +2,8 @@
 /// not serve answer 405 with `Allow`. `HEAD` falls back to the `GET` route (the server then omits the body).
 ///
 /// Paths are compared as received (still percent-encoded) and the query is ignored. Registering a route twice
-/// replaces the earlier handler.
+/// replaces the earlier handler. Every route added goes through the router's middleware, the first outermost; the
+/// 404 and 405 answers do not.
 public struct HTTPRouter: Sendable {
     /// The handlers of one path.
     struct PathRoutes: Sendable {
@@ -11,13 +12,22 @@ public struct HTTPRouter: Sendable {
     }
 
     var routes: [String: PathRoutes] = [:]
+    let middleware: [any HTTPMiddleware]
 
-    /// Creates a router with no routes: everything answers 404.
-    public init() {}
+    /// Creates a router with no routes (everything answers 404) whose routes will go through `middleware`, the
+    /// first outermost.
+    public init(middleware: [any HTTPMiddleware] = []) {
+        self.middleware = middleware
+    }
 
     /// Routes `method` on `path` to `handler`.
     public mutating func add(_ method: HTTPMethod, _ path: String, _ handler: HTTPHandler) {
-        routes[path, default: PathRoutes()].byMethod[method] = handler
+        routes[path, default: PathRoutes()].byMethod[method] = wrapped(handler, path: path)
+    }
+
+    /// `handler` inside the router's middleware.
+    private func wrapped(_ handler: HTTPHandler, path: String) -> HTTPHandler {
+        middleware.reversed().reduce(handler) { inner, layer in layer.wrap(inner, path: path) }
     }
 
     /// Routes `method` on `path` to a handler answered inline on the event loop; keep it tiny.
@@ -37,7 +47,7 @@ public struct HTTPRouter: Sendable {
     /// Routes every method on `path` to `handler`, which answers wrong methods itself. Method-specific routes on the
     /// same path take precedence.
     public mutating func mount(_ path: String, _ handler: HTTPHandler) {
-        routes[path, default: PathRoutes()].anyMethod = handler
+        routes[path, default: PathRoutes()].anyMethod = wrapped(handler, path: path)
     }
 
     /// The handler for `request`: its route's, or one answering 404 or 405.

@@ -145,17 +145,16 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     func startHandler(_ request: HTTPRequest) {
         var request = request
         request.remoteAddress = tcp.remoteAddress
+        request.id = RequestID.make()
         if context.logsRequests {
-            currentRequest = RequestLog(
-                id: context.nextRequestID(), method: request.method, path: request.path, start: .now
-            )
+            currentRequest = RequestLog(id: request.id, method: request.method, path: request.path, start: .now)
         }
         switch context.router.handler(for: request) {
         case .immediate(let handler):
-            perform(machine.handlerCompleted(handler(request)))
+            perform(machine.handlerCompleted(RequestScope.$id.withValue(request.id) { handler(request) }))
         case .async(let handler):
             handlerTask = Task.immediate(executorPreference: tcp.loop) { [self] in
-                let response = await handler(request)
+                let response = await RequestScope.$id.withValue(request.id) { await handler(request) }
                 handlerTask = nil
                 perform(machine.handlerCompleted(response))
             }

@@ -17,7 +17,6 @@ final class HTTPServerLoopContext: @unchecked Sendable {
     var listener: TCPListener?
     var connections: [ObjectIdentifier: HTTPServerConnection] = [:]
     var shuttingDown = false
-    var requestCount: UInt64 = 0
 
     init(
         loop: EventLoop, configuration: HTTPServerConfiguration, router: HTTPRouter, limits: ConnectionLimits,
@@ -70,12 +69,6 @@ final class HTTPServerLoopContext: @unchecked Sendable {
         too many connections
 
         """.utf8)
-
-    /// A short id for log lines: the loop's index and a per-loop sequence number.
-    func nextRequestID() -> String {
-        requestCount &+= 1
-        return "\(loop.index)-\(String(requestCount, radix: 16))"
-    }
 
     /// Stops accepting and asks every connection to close once its request in progress is answered.
     func beginShutdown() {

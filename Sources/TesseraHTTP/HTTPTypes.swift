@@ -180,6 +180,9 @@ public struct HTTPRequest: Sendable {
     public var keepAlive: Bool
     /// The peer address of the socket as `host:port` text, when known.
     public var remoteAddress: String?
+    /// The request's id (``RequestID``), set by the server before the request is routed: the `request-id` of
+    /// every log line written while it is handled (``RequestScope``) and of the audit log. Empty until then.
+    public var id = ""
 
     /// Creates a request; `path` and `query` are split from `target`.
     public init(

@@ -18,6 +18,10 @@ public final class TesseraServer: Sendable {
     public let configuration: ServerConfiguration
     /// The metrics both listeners record and the admin listener serves at `/metrics`.
     public let metrics: MetricsRegistry
+    /// What the public listener serves (also when it is off: in-process tests drive it with request values).
+    let publicRouter: HTTPRouter
+    /// What the admin listener serves.
+    let adminRouter: HTTPRouter
     private let publicServer: HTTPServer?
     private let adminServer: HTTPServer?
     private let multiFactor: MultiFactorRouter
@@ -59,30 +63,30 @@ public final class TesseraServer: Sendable {
         let factorServices = FactorServicesAdmin(
             services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
+        let publicRouter = Routes(
+            listener: "public", instruments: instruments, logger: logger, trustedProxies: configuration.trustedProxies
+        ).publicRouter(
+            methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
+            services: services, factors: directory,
+            login: OAuthLogin(
+                services: services, router: multiFactor, issuer: configuration.issuer,
+                trustedProxies: configuration.trustedProxies, logger: logger, phoneSignIn: phoneSignIn))
+        let adminRouter = Routes(
+            listener: "admin", instruments: instruments, logger: logger, trustedProxies: configuration.trustedProxies
+        ).adminRouter(
+            methods: AdminMethods.table(services, factorServices: factorServices), isReady: { database.isReady },
+            factorServices: factorHealth, metrics: metrics)
+        self.publicRouter = publicRouter
+        self.adminRouter = adminRouter
         publicServer = configuration.publicListen.map { address in
-            let routes = Routes(
-                listener: "public", instruments: instruments, logger: logger,
-                trustedProxies: configuration.trustedProxies)
-            return HTTPServer(
+            HTTPServer(
                 name: "public", loops: group.loops, host: address.host, port: address.port, configuration: http,
-                router: routes.publicRouter(
-                    methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
-                    services: services, factors: directory,
-                    login: OAuthLogin(
-                        services: services, router: multiFactor, issuer: configuration.issuer,
-                        trustedProxies: configuration.trustedProxies, logger: logger, phoneSignIn: phoneSignIn)),
-                logger: logger)
+                router: publicRouter, logger: logger)
         }
         adminServer = configuration.adminListen.map { address in
-            let routes = Routes(
-                listener: "admin", instruments: instruments, logger: logger,
-                trustedProxies: configuration.trustedProxies)
-            let router = routes.adminRouter(
-                methods: AdminMethods.table(services, factorServices: factorServices), isReady: { database.isReady },
-                factorServices: factorHealth, metrics: metrics)
-            return HTTPServer(
+            HTTPServer(
                 name: "admin", loops: group.loops, host: address.host, port: address.port, configuration: http,
-                router: router, logger: logger)
+                router: adminRouter, logger: logger)
         }
     }
 

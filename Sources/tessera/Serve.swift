@@ -157,12 +157,14 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// The process's logger: swift-log to stderr, level from `TESSERA_LOG_LEVEL` (default `info`).
+/// The process's logger: swift-log to stderr, level from `TESSERA_LOG_LEVEL` (default `info`); every line logged
+/// while a request is handled carries its `request-id` (``RequestScope``).
 func makeLogger(environment: [String: String]) -> Logger {
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = environment["TESSERA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        return handler
-    }
+    LoggingSystem.bootstrap(
+        { label, metadataProvider in
+            var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+            handler.logLevel = environment["TESSERA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return handler
+        }, metadataProvider: RequestScope.metadataProvider)
     return Logger(label: "tessera")
 }

@@ -87,6 +87,22 @@ func testRouter(handlerStarted: Flag) -> HTTPRouter {
         immediate: { _ in
             HTTPResponse(status: .ok, body: Array(repeating: 0x61, count: 64 << 20))
         })
+    // The request's id, the id in scope and the request-id the logging metadata provider adds, as headers.
+    let ids: @Sendable (HTTPRequest) -> HTTPResponse = { request in
+        var response = HTTPResponse.text("ids")
+        response.headers.add(name: "X-Request-Id", value: request.id)
+        response.headers.add(name: "X-Scope-Id", value: RequestScope.id ?? "none")
+        response.headers.add(
+            name: "X-Log-Id", value: RequestScope.metadataProvider.get()["request-id"].map { "\($0)" } ?? "none")
+        return response
+    }
+    router.on(.get, "/ids", immediate: ids)
+    router.on(
+        .post, "/ids",
+        handler: { request in
+            await Task.yield()
+            return ids(request)
+        })
     router.on(
         .get, "/bad-header",
         immediate: { _ in
@@ -375,6 +391,32 @@ final class LogLines: Sendable {
         #expect(response.status == 500)
         #expect(response.header("Set-Cookie") == nil)
         #expect(next.body == "hello")
+        await running.stop()
+    }
+
+    @Test func everyRequestHasAnIdInScopeAndInItsLogLineWhileItIsHandled() async throws {
+        let lines = LogLines()
+        let running = try await RunningServer.start(
+            logger: Logger(label: "test") { _ in
+                CapturingLogHandler(lines: lines)
+            })
+        let responses = try await running.withClient { client in
+            try client.send("GET /ids HTTP/1.1\r\n\r\n")
+            let first = try client.readResponse()
+            try client.send("POST /ids HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            return [first, try client.readResponse()]
+        }
+        let ids = responses.map { $0.header("X-Request-Id") ?? "" }
+        #expect(Set(ids).count == 2)
+        for response in responses {
+            let id = try #require(response.header("X-Request-Id"))
+            #expect(id.count == 16 && id.allSatisfy(\.isHexDigit))
+            #expect(response.header("X-Scope-Id") == id)
+            #expect(response.header("X-Log-Id") == id)
+        }
+        let logged = lines.all.filter { $0.hasPrefix("request ") }
+        for id in ids { #expect(logged.contains { $0.contains("request=\(id)") }, "\(logged)") }
+        #expect(RequestScope.id == nil)
         await running.stop()
     }
 

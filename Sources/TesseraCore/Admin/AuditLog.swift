@@ -1,7 +1,8 @@
 public import FoundationEssentials
 import TesseraCrypto
+public import TesseraHTTP
 public import TesseraJSON
-public import TesseraPostgres
+import TesseraPostgres
 
 /// The audit trail of admin changes (API §5): who (admin key id), what (method and target), when, and the
 /// target before → after, with secrets redacted. Events are written in the same transaction as the change, so
@@ -37,8 +38,8 @@ public enum AuditLog {
         public let method: String
         public let requestID: String
 
-        /// An actor.
-        public init(principal: AdminPrincipal, method: String, requestID: String) {
+        /// An actor; its request id is by default the one of the request being handled (``RequestScope``).
+        public init(principal: AdminPrincipal, method: String, requestID: String = RequestScope.id ?? "") {
             self.principal = principal
             self.method = method
             self.requestID = requestID

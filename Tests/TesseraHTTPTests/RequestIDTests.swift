@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TesseraServer
+@testable import TesseraHTTP
 
 @Suite struct RequestIDTests {
     @Test func idsAreUniqueFixedWidthHexAndNotSequential() {

@@ -1,14 +1,15 @@
 import Synchronization
 
-/// Request ids for logs. They must be unique and must not reveal traffic volume, and making one must cost
-/// next to nothing (one per request): a process-wide counter, offset by a random key and scrambled by the
-/// SplitMix64 finalizer, a bijection on 64-bit values. Unique within a process; unpredictable without the key.
-enum RequestID {
+/// Request ids (``HTTPRequest/id``, the `request-id` of log lines and the audit log). They must be unique and must
+/// not reveal traffic volume, and making one must cost next to nothing (one per request): a process-wide counter,
+/// offset by a random key and scrambled by the SplitMix64 finalizer, a bijection on 64-bit values. Unique within a
+/// process; unpredictable without the key.
+public enum RequestID {
     private static let key = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(0)
 
     /// A new 16-hex-digit id.
-    static func make() -> String {
+    public static func make() -> String {
         var value = counter.wrappingAdd(1, ordering: .relaxed).newValue &+ key
         value = (value ^ (value >> 30)) &* 0xbf58_476d_1ce4_e5b9
         value = (value ^ (value >> 27)) &* 0x94d0_49bb_1331_11eb

@@ -1,0 +1,85 @@
+import FoundationEssentials
+import Logging
+import TesseraCore
+import TesseraHTTP
+import TesseraLoop
+import TesseraMetrics
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraServer
+
+/// The public and admin routers exactly as `tessera serve` assembles them (routes, middleware, method tables),
+/// driven in process with request values: no socket, no listener.
+@Suite struct AssembledRoutersTests {
+    /// A server over the test database whose listeners are never bound.
+    static func withServer(_ body: (TesseraServer) async throws -> Void) async throws {
+        try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
+            var options = ServerConfiguration.Options()
+            options.databaseURL = "postgresql:///unused"
+            let configuration = try ServerConfiguration.resolve(options, environment: [:], processorCount: 1)
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            let server = TesseraServer(
+                configuration: configuration, group: group, database: core.database, services: core.services,
+                sms: LogSMSSender(logger: logger, revealsCodes: false),
+                factorServiceClient: try HTTPClient(group: group), metrics: MetricsRegistry(), logger: logger)
+            try await body(server)
+        }
+    }
+
+    static func respond(_ router: HTTPRouter, _ request: HTTPRequest) async -> HTTPResponse {
+        switch router.handler(for: request) {
+        case .immediate(let handler): return handler(request)
+        case .async(let handler): return await handler(request)
+        }
+    }
+
+    static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func eachListenerServesItsRoutesAndCountsThemByRouteAndStatus() async throws {
+        try await Self.withServer { server in
+            let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+            let json: HTTPHeaders = ["Content-Type": "application/json"]
+            let publicRouter = server.publicRouter
+            #expect(Self.text(await Self.respond(publicRouter, HTTPRequest(method: .get, target: "/healthz"))) == "ok")
+            let metadata = await Self.respond(
+                publicRouter, HTTPRequest(method: .get, target: "/.well-known/openid-configuration"))
+            #expect(metadata.status.code == 200 && Self.text(metadata).contains("\"token_endpoint\""))
+            let token = await Self.respond(
+                publicRouter,
+                HTTPRequest(method: .post, target: "/oauth2/token", headers: form, body: Array("x=1".utf8)))
+            #expect(token.status.code == 400 && Self.text(token).contains("invalid_request"))
+            let authorize = await Self.respond(publicRouter, HTTPRequest(method: .get, target: "/oauth2/authorize"))
+            #expect(authorize.status.code == 400)
+            let call = #"{"jsonrpc":"2.0","id":1,"method":"no.such","params":{}}"#
+            let rpc = await Self.respond(
+                publicRouter, HTTPRequest(method: .post, target: "/rpc", headers: json, body: Array(call.utf8)))
+            #expect(rpc.status.code == 200 && Self.text(rpc).contains("-32601"))
+            #expect(await Self.respond(publicRouter, HTTPRequest(method: .get, target: "/nope")).status.code == 404)
+            // Admin routes are not public, and the other way round.
+            #expect(await Self.respond(publicRouter, HTTPRequest(method: .get, target: "/metrics")).status.code == 404)
+            #expect(
+                await Self.respond(server.adminRouter, HTTPRequest(method: .get, target: "/oauth2/authorize"))
+                    .status.code == 404)
+
+            let ready = await Self.respond(server.adminRouter, HTTPRequest(method: .get, target: "/readyz"))
+            #expect(ready.status.code == 200 && Self.text(ready).hasPrefix("ready"))
+            let metrics = Self.text(
+                await Self.respond(server.adminRouter, HTTPRequest(method: .get, target: "/metrics")))
+            for line in [
+                #"tessera_http_requests_total{listener="public",route="/healthz",status="200"} 1"#,
+                #"tessera_http_requests_total{listener="public",route="/oauth2/token",status="400"} 1"#,
+                #"tessera_http_requests_total{listener="public",route="/oauth2/authorize",status="400"} 1"#,
+                #"tessera_http_requests_total{listener="public",route="/rpc",status="200"} 1"#,
+                #"tessera_http_requests_total{listener="admin",route="/readyz",status="200"} 1"#,
+                #"tessera_http_request_duration_seconds_count{listener="public",route="/oauth2/token"} 1"#,
+            ] {
+                #expect(metrics.contains(line), "\(line)")
+            }
+            // Unknown paths are not routes: no series of their own.
+            #expect(!metrics.contains(#"route="/nope""#))
+        }
+    }
+}
