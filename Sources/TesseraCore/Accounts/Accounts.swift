@@ -310,7 +310,7 @@ public final class Accounts: Sendable {
             guard let familyID = claims.sid else {
                 throw AuthError(.invalidIDToken, "This ID token names no sign-in; sign in again to get one that does.")
             }
-            try await Tokens.revokeFamily(pool, familyID: familyID, userID: user.userID, now: now)
+            try await TokenFamilies.revoke(pool, familyID: familyID, userID: user.userID, now: now)
         }
     }
 

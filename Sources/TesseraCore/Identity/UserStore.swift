@@ -92,8 +92,7 @@ public enum UserStore {
         try await db.query(
             "UPDATE users SET tokens_valid_after = date_trunc('second', $2::timestamptz) WHERE user_id = $1",
             [userID, now])
-        try await db.query(
-            "UPDATE token_families SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL", [userID, now])
+        try await TokenFamilies.revokeAll(db, userID: userID, now: now)
     }
 
     /// The user's enrolments, oldest first, as their owner sees them (the `public_info` their factor stored).

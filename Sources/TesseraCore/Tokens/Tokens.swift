@@ -34,16 +34,11 @@ public final class Tokens: Sendable {
         let familyID = try SecureRandom.identifier()
         let refresh = try SecretDigest.make()
         _ = try await pool.pipeline([
-            PostgresQuery(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
-                    second_factor_id, mfa_enrollment_required, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                """,
-                [
-                    familyID, user.userID, session.authTime, session.provider, session.secondFactor,
-                    session.secondFactorID, session.mfaEnrollmentRequired, now,
-                ]),
+            TokenFamilies.create(
+                TokenFamilies.NewFamily(
+                    familyID: familyID, userID: user.userID, authTime: session.authTime, provider: session.provider,
+                    secondFactor: session.secondFactor, secondFactorID: session.secondFactorID,
+                    mfaEnrollmentRequired: session.mfaEnrollmentRequired, createdAt: now)),
             insertRefreshToken(digest: refresh.digest, familyID: familyID, now: now),
         ])
         return try await result(
@@ -66,12 +61,8 @@ public final class Tokens: Sendable {
                 f.mfa_enrollment_required
             """, [digest, now])
         guard let row = used.rows.first else {
-            try await pool.query(
-                """
-                UPDATE token_families SET revoked_at = $2
-                WHERE revoked_at IS NULL AND client_id IS NULL AND family_id =
-                    (SELECT family_id FROM refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)
-                """, [digest, now])
+            try await TokenFamilies.revoke(
+                pool, refreshTokenHash: digest, clientID: nil, onlyIfUsed: true, now: now)
             throw AuthError(.invalidRefreshToken, "The refresh token is invalid, expired or revoked.")
         }
         let familyID = try row.decode(String.self, at: 0)
@@ -174,15 +165,6 @@ public final class Tokens: Sendable {
             refreshToken: refreshToken, expiresIn: Int(Self.idTokenLifetime))
         if session.mfaEnrollmentRequired { result.mfaEnrollmentRequired = true }
         return result
-    }
-
-    /// Revokes the token family `familyID` of `userID` (a sign-in: its refresh tokens, its ID tokens at
-    /// ``verify(_:idToken:tenantID:acceptingEnrollmentRequired:)``, and what rests on it, such as a browser
-    /// session); a family already revoked keeps its time.
-    public static func revokeFamily(_ db: some SQLRunner, familyID: String, userID: String, now: Date) async throws {
-        try await db.query(
-            "UPDATE token_families SET revoked_at = $3 WHERE family_id = $1 AND user_id = $2 AND revoked_at IS NULL",
-            [familyID, userID, now])
     }
 
     private func insertRefreshToken(digest: [UInt8], familyID: String, now: Date) -> PostgresQuery {

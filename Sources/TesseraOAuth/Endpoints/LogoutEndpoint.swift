@@ -49,7 +49,7 @@ struct LogoutEndpoint: Sendable {
             if let sessionHash { sessionUser = try await self.sessionUser(pool, hash: sessionHash) }
             if let hint = request.hint, sessionUser == nil || sessionUser == hint.sub {
                 if let sid = hint.sid {
-                    try await Tokens.revokeFamily(pool, familyID: sid, userID: hint.sub, now: context.now)
+                    try await TokenFamilies.revoke(pool, familyID: sid, userID: hint.sub, now: context.now)
                 }
                 if let sessionHash { try await self.endSession(pool, hash: sessionHash) }
                 return try self.finish(request, clearing: sessionHash != nil)
@@ -151,7 +151,8 @@ struct LogoutEndpoint: Sendable {
 
     /// Ends the browser session whose cookie hashes to `hash`: deletes it and revokes its sign-in.
     private func endSession(_ pool: PostgresPool, hash: [UInt8]) async throws {
-        try await BrowserSessions.end(pool, hash: hash, now: context.now)
+        let now = context.now
+        try await pool.transaction { transaction in try await BrowserSessions.end(transaction, hash: hash, now: now) }
     }
 
     /// The redirect to the registered URI with `state`, or the signed-out page; the session cookie deleted when

@@ -5,9 +5,6 @@ import TesseraHTTP
 import TesseraJSON
 
 extension OAuthEnvironment {
-    /// How long an ID token of the token endpoint lives.
-    static let idTokenLifetime: Int64 = 3600
-
     /// The successful token response of `grant` (RFC 6749 §5.1): a signed access token, the refresh token when
     /// one was issued, and an ID token when the grant is a user's and its scope has `openid`.
     func tokenResponse(_ grant: IssuedGrant, now: Date) async throws -> HTTPResponse {
@@ -32,7 +29,7 @@ extension OAuthEnvironment {
             let hash = try Digest.sha256(accessToken)
             let idClaims = OpenIDTokenClaims(
                 iss: issuer, sub: subject.userID, aud: grant.client.clientID, iat: issuedAt,
-                exp: issuedAt + Self.idTokenLifetime, authTime: Int64(subject.authTime.timeIntervalSince1970),
+                exp: issuedAt + Tokens.idTokenLifetime, authTime: Int64(subject.authTime.timeIntervalSince1970),
                 nonce: grant.nonce, amr: subject.amr, atHash: Base64URL.encode(Array(hash.prefix(hash.count / 2))),
                 email: scope.contains("email") ? subject.email : nil,
                 emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,

@@ -48,24 +48,15 @@ public struct RevocationEndpoint: Sendable {
                     [claims.jti, expiresAt])
             ]
             if let familyID = claims.sid {
-                queries.append(
-                    PostgresQuery(
-                        """
-                        UPDATE token_families SET revoked_at = $3
-                        WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
-                        """, [familyID, clientID, now]))
+                queries.append(TokenFamilies.revokeGrant(familyID: familyID, clientID: clientID, now: now))
             }
             let revocation = queries
             _ = try await environment.database.withPool { pool in try await pool.pipeline(revocation) }
         } else {
             let digest = try SecretDigest.of(token)
             _ = try await environment.database.withPool { pool in
-                try await pool.query(
-                    """
-                    UPDATE token_families f SET revoked_at = $3 FROM refresh_tokens r
-                    WHERE r.token_hash = $1 AND r.expires_at > $3 AND f.family_id = r.family_id AND f.client_id = $2
-                        AND f.revoked_at IS NULL
-                    """, [digest, clientID, now])
+                try await TokenFamilies.revoke(
+                    pool, refreshTokenHash: digest, clientID: clientID, onlyIfUsed: false, now: now)
             }
         }
     }

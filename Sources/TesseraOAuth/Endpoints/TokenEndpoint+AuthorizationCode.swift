@@ -85,13 +85,12 @@ extension TokenEndpoint {
 
     /// A replayed code: revokes the family its first redemption created (RFC 6749 §4.1.2, "SHOULD revoke").
     private func revokeReplayed(_ codeDigest: [UInt8], now: Date) async throws {
-        _ = try await environment.database.withPool { pool in
-            try await pool.query(
-                """
-                UPDATE token_families SET revoked_at = $2
-                WHERE revoked_at IS NULL AND family_id =
-                    (SELECT family_id FROM oauth_spent_codes WHERE code_hash = $1)
-                """, [codeDigest, now])
+        try await environment.database.withPool { pool in
+            let spent = try await pool.query(
+                "SELECT family_id FROM oauth_spent_codes WHERE code_hash = $1", [codeDigest])
+            if let familyID = try spent.rows.first?.decode(String?.self, at: 0) {
+                try await TokenFamilies.revoke(pool, familyID: familyID, now: now)
+            }
         }
     }
 

@@ -52,19 +52,13 @@ extension TokenEndpoint {
         _ digest: [UInt8], clientID: String, requested: Scope?, now: Date
     ) async throws -> OAuthError {
         let result = try await environment.database.withPool { pool in
-            try await pool.query(
+            try await TokenFamilies.revoke(
+                pool, refreshTokenHash: digest, clientID: clientID, onlyIfUsed: true, now: now)
+            return try await pool.query(
                 """
-                WITH token AS (
-                    SELECT r.used_at IS NOT NULL AS used, r.expires_at > $3 AS live, f.revoked_at IS NULL AS active,
-                        f.family_id, f.scope
-                    FROM refresh_tokens r JOIN token_families f ON f.family_id = r.family_id
-                    WHERE r.token_hash = $1 AND f.client_id = $2
-                ), revoked AS (
-                    UPDATE token_families SET revoked_at = $3
-                    WHERE family_id = (SELECT family_id FROM token WHERE used) AND revoked_at IS NULL
-                    RETURNING family_id
-                )
-                SELECT used, live, active, scope, EXISTS (SELECT 1 FROM revoked) FROM token
+                SELECT r.used_at IS NOT NULL, r.expires_at > $3, f.revoked_at IS NULL, f.scope
+                FROM refresh_tokens r JOIN token_families f ON f.family_id = r.family_id
+                WHERE r.token_hash = $1 AND f.client_id = $2
                 """, [digest, clientID, now])
         }
         guard let row = result.rows.first else {

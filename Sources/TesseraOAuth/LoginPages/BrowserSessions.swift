@@ -56,12 +56,11 @@ enum BrowserSessions {
     /// Ends the session whose cookie hashes to `hash` (sign-out): deletes it and revokes the sign-in it rests on,
     /// with its refresh tokens. Nothing when there is no such session.
     static func end(_ db: any SQLRunner, hash: [UInt8], now: Date) async throws {
-        try await db.query(
-            """
-            WITH ended AS (DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING family_id)
-            UPDATE token_families f SET revoked_at = $2 FROM ended
-            WHERE f.family_id = ended.family_id AND f.revoked_at IS NULL
-            """, [hash, now])
+        let ended = try await db.query(
+            "DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING family_id", [hash])
+        if let familyID = try ended.rows.first?.decode(String.self, at: 0) {
+            try await TokenFamilies.revoke(db, familyID: familyID, now: now)
+        }
     }
 
     /// The sign-in that issued `refreshToken`.
