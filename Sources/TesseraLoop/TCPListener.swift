@@ -38,35 +38,36 @@ public final class TCPListener {
         handle.initialize(to: uv_tcp_t())
         let stream = UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_stream_t.self)
         let family = UInt32(address.ss_family)
-        var status = uv_tcp_init_ex(loop.uvLoop, handle, family)
+        let status = uv_tcp_init_ex(loop.uvLoop, handle, family)
         guard status == 0 else {
             handle.deallocate()
             throw LoopError("socket \(host):\(port)", code: status)
         }
-        var descriptor = uv_os_fd_t()
-        status = uv_fileno(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), &descriptor)
-        if status == 0 && tessera_set_reuseport(descriptor) != 0 { status = -errno }
-        if status == 0 {
-            status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(handle, $0, 0) }
-            }
-        }
-        if status == 0 {
-            status = uv_listen(stream, backlog) { server, status in
-                guard status == 0, let server, let data = server.pointee.data else { return }
-                Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().accept(from: server)
-            }
-        }
         var bound = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        if status == 0 {
-            status = withUnsafeMutablePointer(to: &bound) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getsockname(handle, $0, &length) }
-            }
-        }
-        guard status == 0 else {
+        do {
+            let operation = "listen on \(host):\(port)"
+            var descriptor = uv_os_fd_t()
+            try LoopError.check(
+                uv_fileno(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), &descriptor),
+                operation)
+            try LoopError.check(tessera_set_reuseport(descriptor) == 0 ? 0 : -errno, operation)
+            try LoopError.check(
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(handle, $0, 0) }
+                }, operation)
+            try LoopError.check(
+                uv_listen(stream, backlog) { server, status in
+                    guard status == 0, let server, let data = server.pointee.data else { return }
+                    Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().accept(from: server)
+                }, operation)
+            var length = Int32(MemoryLayout<sockaddr_storage>.size)
+            try LoopError.check(
+                withUnsafeMutablePointer(to: &bound) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getsockname(handle, $0, &length) }
+                }, operation)
+        } catch {
             handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
-            throw LoopError("listen on \(host):\(port)", code: status)
+            throw error
         }
         return (handle, SocketAddress.port(bound))
     }
