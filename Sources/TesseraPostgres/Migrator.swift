@@ -17,6 +17,9 @@ public enum Migrator {
         public let description: String
     }
 
+    /// The time limit of connecting to each host when the connection string sets no `connect_timeout`.
+    static let defaultConnectTimeoutSeconds = 10
+
     /// The advisory lock key ("tessera" in ASCII, as a number).
     static let lockKey: Int64 = 0x7465_7373_6572_61
 
@@ -25,7 +28,16 @@ public enum Migrator {
     @discardableResult
     public static func migrate(url: String, migrations: [Migration]) throws(Failure) -> [Migration] {
         try validate(migrations)
-        guard let connection = PQconnectdb(url) else { throw Failure(description: "cannot allocate a connection") }
+        // libpq's blocking connect moves on to the next host of a multi-host string after connect_timeout, but
+        // waits forever on a host that accepts and never answers when the string sets none: give it one.
+        var settings = [("dbname", url)]
+        if PostgresHosts(conninfo: url).connectTimeout == nil {
+            settings.append(("connect_timeout", String(defaultConnectTimeoutSeconds)))
+        }
+        let connection = withCStrings(settings.map(\.0)) { keywords in
+            withCStrings(settings.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else { throw Failure(description: "cannot allocate a connection") }
         defer { PQfinish(connection) }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQstatus(connection) == CONNECTION_OK else {

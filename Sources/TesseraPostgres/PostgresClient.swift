@@ -17,9 +17,20 @@ public final class PostgresClient: Sendable {
         self.group = group
         self.configuration = configuration
         let readyByLoop = ReadyTable(count: group.loops.count)
+        // A server that left one connection's request unanswered is silent for every connection made before:
+        // each pool drops its own (PostgresPool.dropConnections), rather than finding out a deadline at a time.
+        let everyPool = PoolList()
         pools = group.loops.map { loop in
-            PostgresPool(loop: loop, configuration: configuration) { ready in readyByLoop.set(loop.index, ready) }
+            PostgresPool(
+                loop: loop, configuration: configuration,
+                onSilentServer: { since, reason in
+                    for pool in everyPool.pools {
+                        pool.loop.execute { pool.dropConnections(silentSince: since, because: reason) }
+                    }
+                },
+                onReadinessChange: { ready in readyByLoop.set(loop.index, ready) })
         }
+        everyPool.pools = pools
         readyTable = readyByLoop
     }
 
@@ -31,7 +42,7 @@ public final class PostgresClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         while !isReady {
             for pool in pools {
-                if case let reason?? = try? await pool.loop.submit({ pool.startupFailure }) {
+                if case let reason? = try? await pool.loop.submit({ pool.startupFailure }) {
                     throw PostgresError(.unavailable, message: "database unreachable: \(reason)")
                 }
             }
@@ -84,6 +95,12 @@ public final class PostgresClient: Sendable {
         for listener in listeners.withLock({ $0 }) { _ = try? await listener.loop.submit { listener.close() } }
         for pool in pools { _ = try? await pool.loop.submit { pool.close() } }
     }
+}
+
+/// The client's pools, for their callbacks: set once, right after they are made and before any starts (so before
+/// any callback runs).
+private final class PoolList: @unchecked Sendable {
+    var pools: [PostgresPool] = []
 }
 
 /// Ready connections per loop, shared between the loops that write it and whoever reads it.

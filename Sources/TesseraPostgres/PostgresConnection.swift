@@ -28,6 +28,17 @@ final class PostgresConnection: @unchecked Sendable {
 
     let loop: EventLoop
     private let configuration: PostgresConfiguration
+    /// The hosts of the connection string, tried one at a time.
+    private let hosts: PostgresHosts
+    /// The attempt in progress while connecting (an index into `hosts.attempts`).
+    private var attempt = 0
+    /// Why each earlier attempt of this connect failed.
+    private var attemptFailures: [String] = []
+    /// When the server last answered on this connection (or the connection was made).
+    private(set) var lastHeard = ContinuousClock.now
+    /// When the request the server left unanswered past the deadline was sent, when that is why the connection was
+    /// dropped; the pool then drops its idle connections that have heard nothing since (``PostgresPool``).
+    private(set) var unansweredSince: ContinuousClock.Instant?
     private(set) var phase = Phase.disconnected
     /// Why the last connection attempt or connection failed.
     private(set) var lastError = "not connected yet"
@@ -51,6 +62,7 @@ final class PostgresConnection: @unchecked Sendable {
     init(loop: EventLoop, configuration: PostgresConfiguration) {
         self.loop = loop
         self.configuration = configuration
+        hosts = PostgresHosts(conninfo: configuration.url)
     }
 
     /// Requests sent and not yet answered.
@@ -62,27 +74,57 @@ final class PostgresConnection: @unchecked Sendable {
 
     // MARK: Connecting
 
-    /// Starts connecting (nonblocking); the result arrives through ``onPhaseChange``.
+    /// Starts connecting (nonblocking); the result arrives through ``onPhaseChange``. The hosts of a multi-host
+    /// string are tried one after the other, each within its own time limit (``PostgresHosts``).
     func connect() {
         loop.preconditionInEventLoop()
         guard phase == .disconnected else { return }
+        unansweredSince = nil
         setPhase(.connecting)
-        let keywords = ["dbname", "options", "fallback_application_name"]
-        let values = [configuration.url, configuration.sessionOptions, "tessera"]
+        attempt = 0
+        attemptFailures = []
+        startAttempt()
+    }
+
+    private func startAttempt() {
+        // The string first, expanded; the settings after it override its own: the host of this attempt, then the
+        // session options.
+        let narrowing = hosts.attempts[attempt]
+        let keywords = ["dbname"] + narrowing.map(\.keyword) + ["options", "fallback_application_name"]
+        let values = [configuration.url] + narrowing.map(\.value) + [configuration.sessionOptions, "tessera"]
         connection = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in PQconnectStartParams(keywordPointers, valuePointers, 1) }
         }
         guard let connection, PQstatus(connection) != CONNECTION_BAD else {
-            return lose(connectionMessage() ?? "cannot start a connection (out of memory?)")
+            return attemptFailed(connectionMessage() ?? "cannot start a connection (out of memory?)")
         }
         // Server notices (NOTICE, WARNING) would go to stderr unformatted; they carry nothing a request needs.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        let limit = hosts.attemptTimeout(configuration.connectTimeout)
         let timer = LoopTimer(loop: loop)
-        timer.start(after: configuration.connectTimeout) { [self] in
-            lose("connecting took longer than \(configuration.connectTimeout)")
+        timer.start(after: limit) { [self] in
+            let host = narrowing.first { $0.keyword == "host" || $0.keyword == "hostaddr" }.map { " to \($0.value)" }
+            attemptFailed("connecting\(host ?? "") took longer than \(limit)")
         }
         self.timer = timer
         continueConnecting(PGRES_POLLING_WRITING)
+    }
+
+    /// Ends the current attempt; tries the next host, or, after the last, gives up until the next reconnect.
+    private func attemptFailed(_ message: String) {
+        guard phase == .connecting else { return }
+        attemptFailures.append(message)
+        guard attempt + 1 < hosts.attempts.count else {
+            return lose(attemptFailures.joined(separator: "; "))
+        }
+        timer?.close()
+        timer = nil
+        poll?.close()
+        poll = nil
+        if let connection { PQfinish(connection) }
+        connection = nil
+        attempt += 1
+        startAttempt()
     }
 
     private func continueConnecting(_ status: PostgresPollingStatusType) {
@@ -94,7 +136,7 @@ final class PostgresConnection: @unchecked Sendable {
             let events: SocketPoll.Events = status == PGRES_POLLING_READING ? .readable : .writable
             watchSocket(events) { [self] in continueConnecting(PQconnectPoll(connection)) }
         default:
-            lose(connectionMessage() ?? "connection failed")
+            attemptFailed(connectionMessage() ?? "connection failed")
         }
     }
 
@@ -106,6 +148,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         failedAttempts = 0
         everReady = true
+        lastHeard = .now
         setPhase(.ready)
         watchIO()
         let watchdog = LoopTimer(loop: loop)
@@ -122,6 +165,7 @@ final class PostgresConnection: @unchecked Sendable {
             if inFlightHead < inFlight.count,
                 ContinuousClock.now - inFlight[inFlightHead].sentAt > configuration.answerDeadline
             {
+                unansweredSince = inFlight[inFlightHead].sentAt
                 return lose("the database did not answer within \(configuration.answerDeadline)")
             }
             armWatchdog()
@@ -276,6 +320,7 @@ final class PostgresConnection: @unchecked Sendable {
                 continue
             }
             emptyInARow = 0
+            lastHeard = .now
             let request = inFlight[inFlightHead]
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
                 PQclear(result)
@@ -292,6 +337,14 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     // MARK: Failure and closing
+
+    /// Drops a ready connection that cannot serve its purpose (a `LISTEN` the server refused, a server that stopped
+    /// answering another connection), as if it broke: it reconnects with backoff.
+    func drop(_ reason: String) {
+        loop.preconditionInEventLoop()
+        guard phase == .ready else { return }
+        lose(reason)
+    }
 
     /// Drops the connection: fails every request on it, and schedules a reconnect unless closed.
     private func lose(_ message: String) {
@@ -350,7 +403,7 @@ final class PostgresConnection: @unchecked Sendable {
 }
 
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { for copy in copies { free(copy) } }
     return body(copies.map { UnsafePointer($0) } + [nil])

@@ -26,6 +26,9 @@ public final class PostgresListener: @unchecked Sendable {
     private let connection: PostgresConnection
     private let onEvent: (Event) -> Void
     private var isListening = false
+    private let probeInterval: Duration
+    /// Sends the periodic probe while the session listens.
+    private var probe: LoopTimer?
 
     /// A listener on `channel` (a lower-case SQL identifier: letters, digits and `_`) that reports to `onEvent` on
     /// `loop`; nothing connects until ``start()``.
@@ -40,6 +43,7 @@ public final class PostgresListener: @unchecked Sendable {
         self.loop = loop
         self.channel = channel
         self.onEvent = onEvent
+        probeInterval = configuration.idleProbeInterval
         connection = PostgresConnection(loop: loop, configuration: configuration)
     }
 
@@ -52,11 +56,15 @@ public final class PostgresListener: @unchecked Sendable {
         connection.onPhaseChange = { [unowned self] connection in
             if connection.phase == .ready {
                 listen()
-            } else if isListening {
-                isListening = false
-                onEvent(.lost)
+            } else {
+                probe?.stop()
+                if isListening {
+                    isListening = false
+                    onEvent(.lost)
+                }
             }
         }
+        probe = LoopTimer(loop: loop)
         connection.connect()
     }
 
@@ -66,6 +74,8 @@ public final class PostgresListener: @unchecked Sendable {
         connection.onPhaseChange = nil
         connection.onNotification = nil
         isListening = false
+        probe?.close()
+        probe = nil
         connection.close()
     }
 
@@ -74,11 +84,34 @@ public final class PostgresListener: @unchecked Sendable {
             do {
                 _ = try await connection.run([PostgresQuery("LISTEN \(channel)")])
             } catch {
-                return  // The session broke again (it reconnects and tries again) or is closing.
+                // The server refused it (a standby cannot LISTEN, when the string allows a standby): a while later,
+                // drop the session, which reconnects, perhaps elsewhere, and tries again. Otherwise the session
+                // broke again (it reconnects by itself) or is closing.
+                if connection.phase == .ready {
+                    probe?.start(after: probeInterval) { [self] in connection.drop("LISTEN failed: \(error)") }
+                }
+                return
             }
             guard connection.phase == .ready, !isListening else { return }
             isListening = true
             onEvent(.listening)
+            armProbe()
+        }
+    }
+
+    /// A session that only listens sends nothing, so a server that stops answering without closing the socket (a
+    /// hung primary, a machine gone from the network) would leave it listening to nobody, for good. A trivial query
+    /// every ``PostgresConfiguration/idleProbeInterval`` lets the connection's answer deadline drop it; it then
+    /// reconnects (to the promoted standby, after a failover) and listens again.
+    private func armProbe() {
+        probe?.start(after: probeInterval) { [self] in
+            guard isListening, connection.phase == .ready else { return }
+            Task(executorPreference: loop) { [self] in
+                // A failure is the connection's to report (it breaks, and the phase change says so).
+                _ = try? await connection.run([PostgresQuery("SELECT 1")])
+                guard isListening, connection.phase == .ready else { return }
+                armProbe()
+            }
         }
     }
 }

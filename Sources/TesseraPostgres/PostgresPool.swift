@@ -7,7 +7,9 @@ public import TesseraLoop
 /// that connection meanwhile would run inside it. When every ready connection is leased, statements and
 /// transactions wait in arrival order for one to come back, at most as long as a statement may run
 /// (``PostgresConfiguration/answerDeadline``). When no connection is ready a request fails at once with
-/// ``PostgresError/Kind/unavailable`` rather than waiting for the database to come back.
+/// ``PostgresError/Kind/unavailable`` rather than waiting for the database to come back. A connection whose server
+/// leaves a request unanswered past that deadline is dropped, and the client's other connections that have heard
+/// nothing from the server since go with it (``PostgresClient``).
 public final class PostgresPool: @unchecked Sendable {
     /// The loop that owns the pool.
     public let loop: EventLoop
@@ -19,7 +21,11 @@ public final class PostgresPool: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private let waitLimit: Duration
     private var waitTimer: LoopTimer?
+    private let probeInterval: Duration
+    private var probeTimer: LoopTimer?
     private let onReadinessChange: @Sendable (Int) -> Void
+    /// Told when a connection was dropped because the server left a request unanswered: when it was sent, and why.
+    private let onSilentServer: @Sendable (ContinuousClock.Instant, String) -> Void
 
     /// A request waiting for a connection that no transaction holds.
     private struct Waiter {
@@ -29,10 +35,16 @@ public final class PostgresPool: @unchecked Sendable {
         let continuation: CheckedContinuation<PostgresConnection, any Error>
     }
 
-    init(loop: EventLoop, configuration: PostgresConfiguration, onReadinessChange: @escaping @Sendable (Int) -> Void) {
+    init(
+        loop: EventLoop, configuration: PostgresConfiguration,
+        onSilentServer: @escaping @Sendable (ContinuousClock.Instant, String) -> Void = { _, _ in },
+        onReadinessChange: @escaping @Sendable (Int) -> Void
+    ) {
         self.loop = loop
         self.onReadinessChange = onReadinessChange
+        self.onSilentServer = onSilentServer
         waitLimit = configuration.answerDeadline
+        probeInterval = configuration.idleProbeInterval
         connections = (0..<max(1, configuration.connectionsPerLoop)).map { _ in
             PostgresConnection(loop: loop, configuration: configuration)
         }
@@ -45,6 +57,8 @@ public final class PostgresPool: @unchecked Sendable {
             connection.onPhaseChange = { [unowned self] connection in phaseChanged(connection) }
             connection.connect()
         }
+        probeTimer = LoopTimer(loop: loop)
+        armProbe()
     }
 
     /// Closes every connection; requests in flight fail as unavailable.
@@ -53,6 +67,8 @@ public final class PostgresPool: @unchecked Sendable {
         for connection in connections { connection.close() }
         waitTimer?.close()
         waitTimer = nil
+        probeTimer?.close()
+        probeTimer = nil
         failWaiters(PostgresError(.unavailable, message: "the database client is shutting down"))
     }
 
@@ -192,6 +208,41 @@ public final class PostgresPool: @unchecked Sendable {
         if connection.phase != .ready { leased.remove(ObjectIdentifier(connection)) }
         handOutToWaiters()
         onReadinessChange(readyCount)
+        if connection.phase == .disconnected, let since = connection.unansweredSince {
+            onSilentServer(since, connection.lastError)
+        }
+    }
+
+    /// Idle connections hear nothing, so a server that stopped answering (hung, or gone from the network without
+    /// closing the sockets) would go unnoticed, and the pool would count them ready, until requests came and each
+    /// waited out its deadline. Every ``PostgresConfiguration/idleProbeInterval`` the idle connection that has heard
+    /// from the server least recently, unless within the interval, runs `SELECT 1`: left unanswered, its deadline
+    /// drops it, and the others with it (``dropConnections(silentSince:because:)``).
+    private func armProbe() {
+        probeTimer?.start(after: probeInterval) { [unowned self] in
+            let quiet = connections.filter { connection in
+                let id = ObjectIdentifier(connection)
+                return connection.phase == .ready && connection.pendingCount == 0 && !leased.contains(id)
+                    && promised[id] == nil
+            }.min { $0.lastHeard < $1.lastHeard }
+            if let quiet, ContinuousClock.now - quiet.lastHeard >= probeInterval {
+                // A failure is the connection's to report (its deadline drops it).
+                Task(executorPreference: loop) { _ = try? await quiet.run([PostgresQuery("SELECT 1")]) }
+            }
+            armProbe()
+        }
+    }
+
+    /// The server left a request sent at `since` unanswered past its deadline (hung, or gone from the network
+    /// without closing the sockets): every connection that has heard nothing from it since would hold up its
+    /// requests for a whole deadline too, one after the other, while the pool counts it ready. Drops them (their
+    /// requests fail as unavailable) so that they reconnect, to the promoted standby after a failover; connections
+    /// that heard from the server since, or were made since, stay.
+    func dropConnections(silentSince since: ContinuousClock.Instant, because reason: String) {
+        loop.preconditionInEventLoop()
+        for connection in connections where connection.phase == .ready && connection.lastHeard < since {
+            connection.drop("another connection to the database got no answer (\(reason))")
+        }
     }
 
     private func unavailable() -> PostgresError {
