@@ -28,6 +28,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// never to a client.
     public let message: String
 
+    /// Whether the database could not serve the request for now, so the client may retry it later: unreachable,
+    /// or a statement that ran out of time (a lock held by a commit waiting for a synchronous standby, an
+    /// overloaded server). Everything else is a bug.
+    public var isTemporary: Bool { kind == .unavailable || kind == .timeout }
+
     /// Creates an error.
     public init(_ kind: Kind, sqlState: String? = nil, message: String) {
         self.kind = kind

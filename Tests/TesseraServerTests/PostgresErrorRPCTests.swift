@@ -20,8 +20,9 @@ import Testing
         return try JSONParser().parse(reply)
     }
 
-    @Test func anUnreachableDatabaseIsUnavailableAndLeaksNothing() async throws {
-        let reply = try await call(throwing: PostgresError(.unavailable, message: "socket /secret/path failed"))
+    @Test(arguments: [PostgresError.Kind.unavailable, .timeout])
+    func aDatabaseThatCannotServeForNowIsUnavailableAndLeaksNothing(kind: PostgresError.Kind) async throws {
+        let reply = try await call(throwing: PostgresError(kind, message: "socket /secret/path failed"))
         let error = try #require(reply["error"])
         #expect(error["code"] == .integer(-32000))
         #expect(error["data"]?["reason"] == .string("UNAVAILABLE"))
@@ -30,7 +31,7 @@ import Testing
         #expect(error["message"]?.stringValue?.contains("secret") == false)
     }
 
-    @Test(arguments: [PostgresError.Kind.server, .uniqueViolation, .timeout, .decoding, .aborted])
+    @Test(arguments: [PostgresError.Kind.server, .uniqueViolation, .serializationFailure, .decoding, .aborted])
     func otherDatabaseErrorsAreInternal(kind: PostgresError.Kind) async throws {
         let reply = try await call(throwing: PostgresError(kind, sqlState: "XX000", message: "relation users"))
         #expect(reply["error"]?["code"] == .integer(-32603))

@@ -97,7 +97,7 @@ public struct OAuthEnvironment: Sendable {
     func failure(_ error: any Error, endpoint: String) -> OAuthError {
         if let error = error as? OAuthError { return error }
         logger.error("\(endpoint) failed", metadata: ["error": .string(String(describing: error))])
-        if let error = error as? PostgresError, error.kind == .unavailable {
+        if let error = error as? PostgresError, error.isTemporary {
             return OAuthError(.temporarilyUnavailable, "the database is unavailable; try again")
         }
         return OAuthError(.serverError, "the request could not be completed")
