@@ -29,7 +29,8 @@ final class PendingRequest {
     }
 
     /// Ends the request at its sync: resumes the caller with one result per statement, or with the first
-    /// error. Returns the SQL texts whose `Parse` failed, which the connection must forget.
+    /// error. Returns the SQL texts whose `Parse` failed or was not run (after a failure), which the connection
+    /// must forget.
     func complete() -> [String] {
         var failedPrepares: [String] = []
         var firstError: PostgresError?
@@ -40,6 +41,8 @@ final class PendingRequest {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 if case .execute = step { rows.append(PostgresResult(result)) } else { PQclear(result) }
             case PGRES_PIPELINE_ABORTED:
+                // Not run, so not prepared either: a later request must send its Parse again.
+                if case .prepare(let sql) = step { failedPrepares.append(sql) }
                 firstError = firstError ?? PostgresError(.aborted, message: "not run: an earlier statement failed")
                 PQclear(result)
             default:

@@ -117,6 +117,20 @@ import Glibc
         }
     }
 
+    @Test func aStatementNotRunAfterAFailureInItsPipelineIsPreparedAgainNextTime() async throws {
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            try await client.withPool { pool in
+                // Never sent before on this connection: its Parse rides in the pipeline behind the failure.
+                let fresh = "SELECT \(UInt32.random(in: 0 ... .max))::int8 + 1"
+                await #expect {
+                    try await pool.pipeline([PostgresQuery("SELECT 1 / 0"), PostgresQuery(fresh)])
+                } throws: { ($0 as? PostgresError)?.kind == .server }
+                let answer = try await pool.query(fresh)
+                #expect(answer.rowCount == 1)
+            }
+        }
+    }
+
     @Test func statementsWaitForAConnectionThatTransactionsHold() async throws {
         try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
             try await client.withPool { pool in
