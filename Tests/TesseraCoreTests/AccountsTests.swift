@@ -10,6 +10,41 @@ import Testing
 @Suite(.serialized) struct AccountsTests {
     let password = "correct horse battery"
 
+    @Test func aSignUpWhoseSignInFailsLeavesNoAccountBehind() async throws {
+        try await CoreHarness.run { harness in
+            let accounts = harness.services.accounts
+            let email = CoreHarness.email()
+            // A fault after the user's row: the first sign-in of this address cannot be stored.
+            let fault = "fail_first_sign_in_\(UInt32.random(in: 0 ... .max))"
+            try await harness.sql(
+                """
+                CREATE FUNCTION \(fault)() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM users WHERE user_id = NEW.user_id AND email = '\(email)') THEN
+                        RAISE EXCEPTION 'injected fault';
+                    END IF;
+                    RETURN NEW;
+                END $$
+                """)
+            try await harness.sql(
+                "CREATE TRIGGER \(fault) BEFORE INSERT ON token_families FOR EACH ROW EXECUTE FUNCTION \(fault)()")
+            let failed: Bool
+            do {
+                _ = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
+                failed = false
+            } catch {
+                failed = true
+            }
+            try await harness.sql("DROP TRIGGER \(fault) ON token_families")
+            try await harness.sql("DROP FUNCTION \(fault)()")
+            #expect(failed)
+            #expect(try await harness.sql("SELECT 1 FROM users WHERE email = $1", [email]) == 0)
+            // So the retry works, rather than finding the address taken.
+            let tokens = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
+            #expect(tokens.email == email)
+        }
+    }
+
     @Test func tenFailuresLockAnAddressUntilTheWindowEnds() async throws {
         try await CoreHarness.run { harness in
             let accounts = harness.services.accounts

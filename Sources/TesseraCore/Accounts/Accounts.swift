@@ -66,11 +66,18 @@ public final class Accounts: Sendable {
                 userID: try SecureRandom.identifier(), tenantID: tenantID, email: email, emailVerified: false,
                 phoneNumber: nil, displayName: displayName, passwordHash: hash, phoneSignIn: false, disabled: false,
                 createdAt: now, lastLoginAt: now, tokensValidAfter: Date(timeIntervalSince1970: 0))
-            try await UserStore.insert(pool, user)
             let session = SignInSession(
                 userID: user.userID, tenantID: tenantID, authTime: now, provider: "password",
                 mfaEnrollmentRequired: enrollmentRequired(config))
-            var result = try await self.tokens.issue(pool, session: session, user: user)
+            // The user and their first sign-in in one implicit transaction: a sign-up that fails leaves no account
+            // without a sign-in behind (a retry would find the address taken).
+            var result: TokenResult
+            do {
+                result = try await self.tokens.issue(
+                    pool, session: session, user: user, leading: [UserStore.insertQuery(user)])
+            } catch let error as PostgresError {
+                throw UserStore.conflict(error)
+            }
             result.email = email
             return result
         }

@@ -43,6 +43,11 @@ public enum UserStore {
         }
     }
 
+    /// The statement inserting `user`, to run in a pipeline; map its failure with ``conflict(_:)``.
+    static func insertQuery(_ user: UserRecord) -> PostgresQuery {
+        PostgresQuery(insertStatement, insertValues(user))
+    }
+
     /// Inserts `user` (who has a phone number and no e-mail) unless the tenant already has an account with its
     /// number; whether it was inserted. The conflict is not an error, so this can run inside a transaction.
     static func insertUnlessPhoneTaken(_ db: some SQLRunner, _ user: UserRecord) async throws -> Bool {
@@ -116,7 +121,8 @@ public enum UserStore {
         user.publicView(mfaInfo: try await enrollments(db, userID: user.userID))
     }
 
-    private static func conflict(_ error: PostgresError) -> any Error {
+    /// `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` for a unique violation of the user's address; `error` otherwise.
+    static func conflict(_ error: PostgresError) -> any Error {
         if error.violates("users_email_per_tenant") {
             return AuthError(.emailExists, "The e-mail address is already in use by another account.")
         }

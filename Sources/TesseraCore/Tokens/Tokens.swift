@@ -29,18 +29,23 @@ public final class Tokens: Sendable {
     }
 
     /// Starts a new token family for `session` and returns its first ID and refresh token (one round trip).
-    public func issue(_ pool: PostgresPool, session: SignInSession, user: UserRecord) async throws -> TokenResult {
+    /// `leading` runs first in the same pipeline, one implicit transaction with the family: all take effect or
+    /// none (the user a sign-up creates).
+    public func issue(
+        _ pool: PostgresPool, session: SignInSession, user: UserRecord, leading: [PostgresQuery] = []
+    ) async throws -> TokenResult {
         let now = clock.now()
         let familyID = try SecureRandom.identifier()
         let refresh = try SecretDigest.make()
-        _ = try await pool.pipeline([
-            TokenFamilies.create(
-                TokenFamilies.NewFamily(
-                    familyID: familyID, userID: user.userID, authTime: session.authTime, provider: session.provider,
-                    secondFactor: session.secondFactor, secondFactorID: session.secondFactorID,
-                    mfaEnrollmentRequired: session.mfaEnrollmentRequired, createdAt: now)),
-            insertRefreshToken(digest: refresh.digest, familyID: familyID, now: now),
-        ])
+        _ = try await pool.pipeline(
+            leading + [
+                TokenFamilies.create(
+                    TokenFamilies.NewFamily(
+                        familyID: familyID, userID: user.userID, authTime: session.authTime, provider: session.provider,
+                        secondFactor: session.secondFactor, secondFactorID: session.secondFactorID,
+                        mfaEnrollmentRequired: session.mfaEnrollmentRequired, createdAt: now)),
+                insertRefreshToken(digest: refresh.digest, familyID: familyID, now: now),
+            ])
         return try await result(
             for: user, session: session, familyID: familyID, refreshToken: refresh.secret, now: now)
     }
