@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test lint format bench fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test lint format bench soak fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -81,6 +81,9 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 	@scripts/bench-db.sh
 	@scripts/bench-oauth.sh
 	@scripts/bench-mfa.sh
+
+soak: deps db keys build ## three servers behind HAProxy under a steady native-app load for SOAK_MINUTES (15): tables, size and memory each minute, a verdict
+	@TESSERA_BIN="$(TESSERA_BIN)" scripts/soak.sh
 
 # Every Swift file the project builds, checked against .swift-format (swift-format ships with the toolchain).
 FORMAT_PATHS := Sources Tests Plugins Benchmarks/Sources
