@@ -219,12 +219,7 @@ import Testing
         try await OAuthHarness.run { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
-            let signIn = "sign-in-" + UUID().uuidString
-            try await oauth.core.sql(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
-                VALUES ($1, $2, now(), 'password', now())
-                """, [signIn, user.id])
+            let signIn = try await Self.signIn(of: user.id, oauth)
             let kept = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
             #expect(await oauth.redeem(kept, client: client).status == 200)
             let voided = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
@@ -243,12 +238,7 @@ import Testing
             let client = try await oauth.client(grantTypes: [.authorizationCode])
             let resourceServer = try await oauth.client(.confidential)
             let user = try await oauth.user()
-            let signIn = "sign-in-" + UUID().uuidString
-            try await oauth.core.sql(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
-                VALUES ($1, $2, now(), 'password', now())
-                """, [signIn, user.id])
+            let signIn = try await Self.signIn(of: user.id, oauth)
             let code = try await oauth.code(for: user.id, client: client, signInFamilyID: signIn)
             let answer = await oauth.redeem(code, client: client)
             #expect(answer.status == 200, "\(answer.json)")
@@ -274,12 +264,7 @@ import Testing
             let client = try await oauth.client(grantTypes: [.authorizationCode])
             let resourceServer = try await oauth.client(.confidential)
             let user = try await oauth.user()
-            let signIn = "sign-in-" + UUID().uuidString
-            try await oauth.core.sql(
-                """
-                INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
-                VALUES ($1, $2, now(), 'password', now())
-                """, [signIn, user.id])
+            let signIn = try await Self.signIn(of: user.id, oauth)
             let answer = await oauth.redeem(
                 try await oauth.code(for: user.id, client: client, signInFamilyID: signIn), client: client)
             let accessToken = try #require(answer["access_token"])
@@ -307,5 +292,16 @@ import Testing
             let client = try await oauth.client()
             #expect(await oauth.redeem("no-such-code", client: client).error == "invalid_grant")
         }
+    }
+
+    /// A browser sign-in of `userID` (the family a login-page session rests on), as a plain row.
+    static func signIn(of userID: String, _ oauth: OAuthHarness) async throws -> String {
+        let familyID = "sign-in-" + UUID().uuidString
+        try await oauth.core.sql(
+            """
+            INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at)
+            VALUES ($1, $2, now(), 'password', now())
+            """, [familyID, userID])
+        return familyID
     }
 }
