@@ -10,38 +10,31 @@ import Testing
 @Suite(.serialized) struct AccountsTests {
     let password = "correct horse battery"
 
-    @Test func aSignUpWhoseSignInFailsLeavesNoAccountBehind() async throws {
+    @Test func whatASignInIsIssuedWithTakesEffectOnlyWithIt() async throws {
+        // accounts.signUp inserts the user as the statement leading its first sign-in: a sign-in that cannot be
+        // stored must leave no account behind (a retry would find the address taken). Here the family fails (its
+        // user does not exist), and the leading insert goes with it.
         try await CoreHarness.run { harness in
-            let accounts = harness.services.accounts
             let email = CoreHarness.email()
-            // A fault after the user's row: the first sign-in of this address cannot be stored.
-            let fault = "fail_first_sign_in_\(UInt32.random(in: 0 ... .max))"
-            try await harness.sql(
+            let leading = PostgresQuery(
                 """
-                CREATE FUNCTION \(fault)() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF EXISTS (SELECT 1 FROM users WHERE user_id = NEW.user_id AND email = '\(email)') THEN
-                        RAISE EXCEPTION 'injected fault';
-                    END IF;
-                    RETURN NEW;
-                END $$
-                """)
-            try await harness.sql(
-                "CREATE TRIGGER \(fault) BEFORE INSERT ON token_families FOR EACH ROW EXECUTE FUNCTION \(fault)()")
-            let failed: Bool
-            do {
-                _ = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
-                failed = false
-            } catch {
-                failed = true
-            }
-            try await harness.sql("DROP TRIGGER \(fault) ON token_families")
-            try await harness.sql("DROP FUNCTION \(fault)()")
-            #expect(failed)
+                INSERT INTO users (user_id, email, email_verified, created_at, tokens_valid_after)
+                VALUES ($1, $2, false, now(), now())
+                """, [try SecureRandom.identifier(), email])
+            let now = harness.clock.now()
+            let absent = UserRecord(
+                userID: "no-such-user-" + (try SecureRandom.identifier()), tenantID: nil, email: nil,
+                emailVerified: false, phoneNumber: nil, displayName: nil, passwordHash: nil, phoneSignIn: false,
+                disabled: false, createdAt: now, lastLoginAt: now, tokensValidAfter: now)
+            let session = SignInSession(userID: absent.userID, tenantID: nil, authTime: now, provider: "password")
+            let tokens = harness.services.tokens
+            // The family's foreign key fails, after the leading insert ran.
+            await #expect {
+                try await harness.database.withPool { pool in
+                    try await tokens.issue(pool, session: session, user: absent, leading: [leading])
+                }
+            } throws: { ($0 as? PostgresError)?.sqlState == "23503" }
             #expect(try await harness.sql("SELECT 1 FROM users WHERE email = $1", [email]) == 0)
-            // So the retry works, rather than finding the address taken.
-            let tokens = try await accounts.signUp(email: email, password: password, displayName: nil, tenantID: nil)
-            #expect(tokens.email == email)
         }
     }
 
