@@ -157,9 +157,12 @@ struct AuthorizeRequestTests {
                         ).encoded)
             }
             // Before, every GET stored a flow of a few KB for 10 minutes, without any bound.
+            // (The address may have a row from an earlier run: the database is shared.)
             try await harness.core.sql(
-                "INSERT INTO rate_limits (limit_key, window_start, sends) VALUES ($1, $2, 300)",
-                ["login_flows_client:\(address)", harness.clock.now()])
+                """
+                INSERT INTO rate_limits (limit_key, window_start, sends) VALUES ($1, $2, 300)
+                ON CONFLICT (limit_key) DO UPDATE SET window_start = excluded.window_start, sends = excluded.sends
+                """, ["login_flows_client:\(address)", harness.clock.now()])
             var browser = harness.browser(address: address)
             let refused = try await start(&browser)
             #expect(refused.status.code == 429)
