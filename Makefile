@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build run demo test test-swift test-examples e2e fleet-test lint format bench soak fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build release run demo test test-swift test-examples e2e fleet-test lint format bench soak fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -46,6 +46,9 @@ keys: ## make .data/dev-admin-key and .data/master.key once, check them after
 
 build: deps ## swift build (debug)
 	$(SWIFT) build $(SWIFT_FLAGS)
+
+release: deps ## swift build -c release of the server, as make bench builds it (CI runs it: the compiler has crashed only there)
+	$(SWIFT) build -c release --product tessera $(SWIFT_FLAGS)
 
 run: deps db keys build ## build, then run the server against the dev database
 	@scripts/run.sh $(ARGS)

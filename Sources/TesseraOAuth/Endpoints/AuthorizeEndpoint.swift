@@ -125,10 +125,6 @@ struct AuthorizeEndpoint: Sendable {
     }
 
     /// Stores a login flow for this browser and answers its first page (or the upgrade's next step).
-    ///
-    /// Not optimized: Swift 6.3's optimizer crashes (signal 11 while splitting this coroutine) on it in release
-    /// builds. It runs once per sign-in, not on the SSO path.
-    @_optimize(none)
     private func startFlow(
         _ pool: PostgresPool, _ request: HTTPRequest, _ authorization: AuthorizationRequest, upgrading: Upgrade?
     ) async throws -> HTTPResponse {

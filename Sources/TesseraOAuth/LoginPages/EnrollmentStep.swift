@@ -12,10 +12,6 @@ struct EnrollmentStep: Sendable {
     let context: LoginContext
 
     /// `POST /oauth2/login/enroll` with `factor` (a factor id) and the fields that factor declares.
-    ///
-    /// Not optimized: Swift 6.3's optimizer crashes (signal 11 while splitting this coroutine) on it in release
-    /// builds. It runs once per enrolment.
-    @_optimize(none)
     func start(
         _ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm, client: String?
     ) async throws -> HTTPResponse {
@@ -69,7 +65,6 @@ struct EnrollmentStep: Sendable {
 
     /// `POST /oauth2/login/resend` while a factor that declares a resend is being enrolled: the enrolment starts
     /// again with what the user typed (a new code to the same number).
-    @_optimize(none)  // Swift 6.3 crashes optimizing this in release, as start above.
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
         guard opened.flow.step == .enrollFactor, let factor = try await context.pageFactor(opened.flow.factor),

@@ -14,6 +14,11 @@ enum LoginFlows {
         """
 
     /// Stores a new flow.
+    ///
+    /// Never inlined, nor is ``save(_:keyRing:_:now:)``: inlined into the async handlers of the pages, their long
+    /// parameter arrays make Swift 6.3.1's release build crash (signal 11 in LLVM's coroutine splitting of the
+    /// caller). `.ci/run` builds in release, so a crash of this kind fails CI.
+    @inline(never)
     static func insert(_ db: any SQLRunner, keyRing: KeyRing, _ flow: LoginFlow, now: Date) async throws {
         let request = flow.request
         let sealed = try sealedColumns(flow, keyRing: keyRing)
@@ -68,7 +73,7 @@ enum LoginFlows {
     }
 
     /// Writes the step and what it holds; false when the flow has meanwhile been completed or has expired.
-    @discardableResult
+    @discardableResult @inline(never)
     static func save(_ db: any SQLRunner, keyRing: KeyRing, _ flow: LoginFlow, now: Date) async throws -> Bool {
         let sealed = try sealedColumns(flow, keyRing: keyRing)
         let result = try await db.query(
