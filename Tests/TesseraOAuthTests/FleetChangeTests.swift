@@ -2,6 +2,7 @@ import Logging
 import MultiFactor
 import TesseraCore
 import TesseraCrypto
+import TesseraHTTP
 import TesseraJSON
 import TesseraTestSupport
 import Testing
@@ -53,6 +54,54 @@ import Testing
                 #expect(try await environment.client(created.clientId) != nil)
                 try await a.core.services.configAdmin.deleteTenant(tenantID, actor: ClientsHarness.actor("delete"))
                 try await waitUntil { try await environment.client(created.clientId) == nil }
+            }
+        }
+    }
+
+    @Test func theAuthorizationEndpointOfAnotherServerSeesAClientOrTenantChange() async throws {
+        try await ClientsHarness.run { a in
+            let tenantID = try await a.tenant()
+            let redirectURI = "https://app.example/cb"
+            let created = try await a.create(
+                ["clientName": "Pages", "type": "public", "redirectUris": [.string(redirectURI)]], tenantID: tenantID)
+            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                let logger = Logger(label: "fleet-test")
+                let router = MultiFactorRouter(services: b, registry: FactorRegistry([]), logger: logger)
+                let login = OAuthLogin(services: b, router: router, issuer: CoreHarness.issuer, logger: logger)
+                try await waitUntil { b.changes.isListening }
+                let pkce = try PKCEPair()
+                let authorize = { @Sendable () async throws -> HTTPResponse in
+                    var browser = Browser(login: login)
+                    return try await browser.send(
+                        .get,
+                        "/oauth2/authorize?"
+                            + URLEncodedForm(
+                                fields: AuthorizeRequestTests.valid(
+                                    created.clientId, pkce: pkce, redirectURI: redirectURI
+                                )
+                                .map { (name: $0.0, value: $0.1) }
+                            ).encoded)
+                }
+                // B reads the client and the tenant's configuration once, then serves them from its caches.
+                #expect(try await authorize().headers["Location"]?.hasPrefix("/oauth2/login") == true)
+                #expect(try await authorize().headers["Location"]?.hasPrefix("/oauth2/login") == true)
+
+                _ = try await a.core.services.configAdmin.updateTenant(
+                    tenantID, ["disableAuth": true], updateMask: "disableAuth", actor: ClientsHarness.actor("update"))
+                try await waitUntil {
+                    try await authorize().headers["Location"]?.contains("error=access_denied") == true
+                }
+                _ = try await a.core.services.configAdmin.updateTenant(
+                    tenantID, ["disableAuth": false], updateMask: "disableAuth", actor: ClientsHarness.actor("update"))
+                try await waitUntil { try await authorize().headers["Location"]?.hasPrefix("/oauth2/login") == true }
+
+                _ = try await a.admin.update(
+                    clientID: created.clientId, ["redirectUris": ["https://app.example/other"]],
+                    updateMask: "redirectUris", actor: ClientsHarness.actor("update"))
+                try await waitUntil { try await authorize().status.code == 400 }
+
+                try await a.admin.delete(clientID: created.clientId, actor: ClientsHarness.actor("delete"))
+                try await waitUntil { Page(try await authorize()).contains("not registered") }
             }
         }
     }

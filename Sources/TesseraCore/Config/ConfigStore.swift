@@ -79,6 +79,24 @@ public final class ConfigStore: Sendable {
         "(SELECT config::text FROM project_config), (SELECT config::text FROM tenants WHERE tenant_id = \(tenantID))"
     }
 
+    /// The configuration of the project level (nil) or of a tenant when this server holds a copy younger than the
+    /// staleness bound, and the epoch to pass to ``effective(_:readAt:epoch:)`` when it reads the texts instead.
+    public func cached(tenantID: String?) -> (config: EffectiveConfig?, epoch: UInt64) {
+        let (config, epoch) = resolved.cached(tenantID ?? "")
+        return (config, epoch)
+    }
+
+    /// ``effective(_:)`` of texts read at `readAt` (before the read began), kept as the cached configuration of their
+    /// tenant unless a change notice came in since `epoch` (from ``cached(tenantID:)``); for readers that fetch the
+    /// texts beside something else in one round trip.
+    public func effective(
+        _ texts: StoredTexts, readAt: ContinuousClock.Instant, epoch: UInt64
+    ) throws -> EffectiveConfig {
+        let config = try effective(texts)
+        resolved.store(config, for: texts.tenantID ?? "", loadedAt: readAt, epoch: epoch)
+        return config
+    }
+
     /// The configuration resolved from `texts`; each distinct texts are parsed once. `TENANT_NOT_FOUND` when a
     /// tenant is named but has no row.
     public func effective(_ texts: StoredTexts) throws -> EffectiveConfig {

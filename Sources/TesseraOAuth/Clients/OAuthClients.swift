@@ -9,6 +9,12 @@ public enum OAuthClients {
     /// The topic of change notices about clients, keyed by client id.
     public static let changes = ChangeTopic("oauth_clients")
 
+    /// A cache of clients by id (nil: no such client) that `feed`'s notices keep fresh: those of ``changes``, and
+    /// every configuration change (a deleted tenant takes its clients along).
+    static func cache(_ feed: ChangeFeed) -> FleetCache<OAuthClient?> {
+        feed.cache(changes, droppedWholeBy: [ConfigStore.changes])
+    }
+
     /// The columns ``client(row:)`` reads, in order.
     public static let columns = """
         client_id, tenant_id, client_name, client_type, redirect_uris, grant_types, scopes, default_scopes, \

@@ -26,13 +26,12 @@ struct AuthorizeEndpoint: Sendable {
         }
         return await context.withPool { pool in
             let sessionHash = try Self.sessionHash(request, cookieName: context.cookies.sessionName)
-            var queries = [OAuthClients.findWithConfigTexts(clientID: target.clientID)]
-            if let sessionHash { queries.append(BrowserSessions.find(hash: sessionHash, now: context.now)) }
-            let results = try await pool.pipeline(queries)
-            guard let row = results[0].rows.first else {
+            let found = try await clientAndConfig(
+                pool, clientID: target.clientID,
+                alongside: sessionHash.map { BrowserSessions.find(hash: $0, now: context.now) })
+            guard let (client, config) = found.client else {
                 return Self.badRequest("The application (client_id) is not registered.")
             }
-            let client = try OAuthClients.client(row: row)
             guard client.redirectURI(matching: target.redirectURI) != nil else {
                 return Self.badRequest("The redirect_uri is not registered for this application.")
             }
@@ -47,13 +46,11 @@ struct AuthorizeEndpoint: Sendable {
             case .success(let parsed): authorization = parsed
             case .failure(let error): return redirect(error)
             }
-            let config = try context.services.configs.effective(
-                StoredTexts(row: row, at: OAuthClients.columnCount, tenantID: client.tenantID))
             guard !config.disabled else {
                 return redirect(AuthorizationError("access_denied", "Sign-in is disabled for this tenant."))
             }
             let session = try sessionHash.flatMap { hash in
-                try results[1].rows.first.map { (hash: hash, family: try BrowserSessions.family(row: $0)) }
+                try found.alongside?.rows.first.map { (hash: hash, family: try BrowserSessions.family(row: $0)) }
             }
             // The pages of the flow speak the language chosen here, kept in a cookie.
             let language = Language.negotiate(
@@ -65,6 +62,36 @@ struct AuthorizeEndpoint: Sendable {
             try response.setCookie(context.cookies.language(language))
             return response
         }
+    }
+
+    /// The client `clientID` (nil when there is none) with its tenant's configuration, and the result of `query`
+    /// (the browser session's read) in the same round trip: from this server's caches when both are fresh there
+    /// (then `query` alone is sent, if any), else read with `query` in one pipeline and kept in the caches.
+    private func clientAndConfig(
+        _ pool: PostgresPool, clientID: String, alongside query: PostgresQuery?
+    ) async throws -> (client: (OAuthClient, EffectiveConfig)?, alongside: PostgresResult?) {
+        let configs = context.services.configs
+        let readAt = ContinuousClock.now
+        let (cachedClient, clientEpoch) = context.clients.cached(clientID)
+        let (cachedConfig, configEpoch) = configs.cached(tenantID: cachedClient??.tenantID)
+        if let cachedClient {
+            guard let client = cachedClient else { return (nil, nil) }
+            if let cachedConfig {
+                guard let query else { return ((client, cachedConfig), nil) }
+                return ((client, cachedConfig), try await pool.pipeline([query])[0])
+            }
+        }
+        let queries = [OAuthClients.findWithConfigTexts(clientID: clientID)] + (query.map { [$0] } ?? [])
+        let results = try await pool.pipeline(queries)
+        let alongside = results.count > 1 ? results[1] : nil
+        let row = results[0].rows.first
+        let client = try row.map(OAuthClients.client(row:))
+        context.clients.store(client, for: clientID, loadedAt: readAt, epoch: clientEpoch)
+        guard let row, let client else { return (nil, alongside) }
+        let config = try configs.effective(
+            StoredTexts(row: row, at: OAuthClients.columnCount, tenantID: client.tenantID), readAt: readAt,
+            epoch: configEpoch)
+        return ((client, config), alongside)
     }
 
     /// SSO when the browser's session allows it; else the login pages (or `login_required` for `prompt=none`).

@@ -19,8 +19,8 @@ public struct OAuthEnvironment: Sendable {
     /// Open the sealed authorization codes (`CoreServices.codeKeys`).
     public let codeKeys: KeyRing
     public let logger: Logger
-    /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/changes``, and tenant changes,
-    /// whose deletion takes the tenant's clients along), so that a token request need not read its client.
+    /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/cache(_:)``), so that a token
+    /// request need not read its client.
     let clients: FleetCache<OAuthClient?>
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
@@ -52,7 +52,7 @@ public struct OAuthEnvironment: Sendable {
         self.directory = directory
         self.codeKeys = codeKeys
         self.logger = logger
-        clients = changes.cache(OAuthClients.changes, droppedWholeBy: [ConfigStore.changes])
+        clients = OAuthClients.cache(changes)
     }
 
     /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.

@@ -14,6 +14,9 @@ struct LoginContext: Sendable {
     /// `iss` of the redirects (RFC 9207).
     let issuer: String
     let cookies: LoginCookies
+    /// The clients by id (nil: none), kept fresh by change notices, so that an authorization request with a
+    /// browser session reads only the session.
+    let clients: FleetCache<OAuthClient?>
     /// Proxies whose forwarding headers are believed, for the client address the SMS limits count.
     let trustedProxies: [IPNetwork]
     let logger: Logger
