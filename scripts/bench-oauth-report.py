@@ -53,7 +53,13 @@ def table(rows, args):
     lines.append(f"ceiling: pgbench token cycle -M prepared -c16 -j2: before {args.ceiling_before:.1f}, "
                  f"after {args.ceiling_after:.1f}, mean {ceiling:.1f} cycles/s "
                  f"(latency avg {args.ceiling_before_avg:.3f} / {args.ceiling_after_avg:.3f} ms)")
+    floor = (args.floor_before + args.floor_after) / 2
+    lines.append(f"floor: pgbench one-transaction grant (pg_one_tx_cycle.sql): before {args.floor_before:.1f}, "
+                 f"after {args.floor_after:.1f}, mean {floor:.1f} cycles/s")
     headline_cycle = next((r for r in rows if r["scenario"] == "cycle" and r["phase"] == "headline"), None)
+    if headline_cycle is not None and floor > 0:
+        lines.append(f"cycle / floor            {headline_cycle['operations_per_second'] / floor:5.2f}  (what the "
+                     "schema and the server add to the least a grant must write)")
     if headline_cycle is None:
         lines.append("cycle not measured: no ratio")
     else:
@@ -80,6 +86,8 @@ def table(rows, args):
                      f"generator CPU {row.get('generator_cpu_us_per_op', 0):5.0f} us")
     lines.append(f"  {'ceiling cycle':<20} {'':>21}   database CPU {args.ceiling_db_cpu:7.0f} us   "
                  "database transactions  2.00   (pgbench's own CPU left out)")
+    lines.append(f"  {'floor cycle':<20} {'':>21}   database CPU {args.floor_db_cpu:7.0f} us   "
+                 "database transactions  1.00")
     lines.append(f"CPU steal during the run: {args.steal_percent:.1f} % of the machine's time (time a hypervisor "
                  "gave to other machines; above a few percent, every figure here is smaller than the hardware's)")
     errors = sum(r["errors"] for r in rows)
@@ -161,6 +169,10 @@ def main():
     parser.add_argument("--ceiling-after-avg", type=float, required=True)
     parser.add_argument("--ceiling-db-cpu", type=float, required=True,
                         help="the database's CPU per ceiling cycle (us), for comparison with the cycle's")
+    parser.add_argument("--floor-before", type=float, required=True)
+    parser.add_argument("--floor-after", type=float, required=True)
+    parser.add_argument("--floor-db-cpu", type=float, required=True,
+                        help="the database's CPU per one-transaction floor cycle (us)")
     parser.add_argument("--steal-percent", type=float, default=0.0,
                         help="share of the machine's CPU time the hypervisor stole during the run")
     parser.add_argument("--title", required=True)

@@ -9,7 +9,8 @@
 # concurrency (16, like pgbench -c 16) and a sweep of concurrencies for the plot, each after a
 # warm-up. The ceiling is pgbench running ../shared/bench/pg_token_cycle.sql before and after
 # (mean), as scripts/bench-db.sh measures it, with the database's CPU per ceiling cycle for
-# comparison. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms at the headline concurrency
+# comparison; beside it, the floor of a one-transaction grant (pg_one_tx_cycle.sql), whose distance
+# to the cycle is what Tessera's schema and server add. Targets: cycles/s >= 0.5 x ceiling, cycle p99 < 20 ms at the headline concurrency
 # (reported as BELOW TARGET, not as a failure). Each measurement also
 # records the server's and the database backends' CPU time and the database transactions per operation.
 # It writes bench-results/oauth.txt (the table), oauth.csv, oauth.jsonl (the generator's raw
@@ -25,6 +26,8 @@
 #   BENCH_SCENARIOS        which scenarios (default "cycle refresh client_credentials")
 #   BENCH_LOOPS            the server's and the generator's event loops (default 2)
 #   SHARED, SWIFT, SCRATCH the shared folder (../shared), the swift command, the server's build folder (.build)
+#   BENCH_TESSERA          a tessera binary to measure instead of building one (say, a copy of an earlier
+#                          commit's release build, to compare before and after in one session)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -43,6 +46,7 @@ generator_scratch=$TESSERA_ROOT/.build-benchmarks
 results_dir=$TESSERA_ROOT/bench-results
 server_database=tessera_oauthbench
 ceiling_database=tessera_oauthbench_ceiling
+floor_database=tessera_oauthbench_floor
 
 [[ $seconds =~ ^[0-9]+$ ]] || die "BENCH_SECONDS must be a whole number, not '$seconds'"
 [[ -n $sweep_seconds ]] || sweep_seconds=$((seconds / 2 > 0 ? seconds / 2 : 1))
@@ -77,15 +81,22 @@ cleanup() {
     fi
     "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null 2>&1 || true
     "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $ceiling_database WITH (FORCE)" >/dev/null 2>&1 || true
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $floor_database WITH (FORCE)" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "building tessera (release) in $scratch"
-"$swift" build -c release --product tessera --scratch-path "$scratch"
-bin=$scratch/release/tessera
-[[ -x $bin ]] || die "the release build left no binary at $bin"
+if [[ -n ${BENCH_TESSERA:-} ]]; then
+    bin=$BENCH_TESSERA
+    [[ -x $bin ]] || die "BENCH_TESSERA names no executable: '$bin'"
+    say "measuring $bin (BENCH_TESSERA), not a new build"
+else
+    say "building tessera (release) in $scratch"
+    "$swift" build -c release --product tessera --scratch-path "$scratch"
+    bin=$scratch/release/tessera
+    [[ -x $bin ]] || die "the release build left no binary at $bin"
+fi
 say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
 load=$generator_scratch/release/OAuthLoad
@@ -122,16 +133,18 @@ busy_ticks() {
     awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
 
-# measure_ceiling: runs the pgbench ceiling once, prints "cycles/s latency-average-ms database-us-per-cycle".
-# The database's CPU is the machine's busy time during the run less pgbench's own (the server is idle then),
-# so it is comparable with the database CPU the generator reports per cycle.
+# measure_ceiling [KIND URL]: runs a pgbench ceiling once (KIND token at the ceiling's database by default, or
+# one_tx at the floor's), prints "cycles/s latency-average-ms database-us-per-cycle". The database's CPU is the
+# machine's busy time during the run less pgbench's own (the server is idle then), so it is comparable with the
+# database CPU the generator reports per cycle.
 measure_ceiling() {
-    say "measuring the pgbench token-cycle ceiling (${seconds}s)"
+    local kind=${1:-token} url=${2:-$ceiling_url}
+    say "measuring the pgbench $kind-cycle ceiling (${seconds}s)"
     local start end measured pgbench_cpu tick
     tick=$(getconf CLK_TCK)
     start=$(busy_ticks)
     local TIMEFORMAT='%U %S'
-    { time measured=$(pgbench_token_cycle "$ceiling_url" "$seconds" "$shared"); } 2>"$work/ceiling-time" \
+    { time measured=$(pgbench_token_cycle "$url" "$seconds" "$shared" "$kind"); } 2>"$work/ceiling-time" \
         || { cat "$work/ceiling-time" >&2; return 1; }
     end=$(busy_ticks)
     pgbench_cpu=$(awk '{ print $1 + $2 }' "$work/ceiling-time")
@@ -150,6 +163,10 @@ cpu_steal_ticks() {
 read -r steal_start total_start < <(cpu_steal_ticks)
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r before before_avg before_db <<<"$measured"
+# The floor's codes are unique per run only (random, 1 in 2e9), so each measurement gets a fresh database.
+floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
+measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
+read -r floor_before _ floor_before_db <<<"$measured"
 
 max_users=$headline
 for level in "${sweep_levels[@]}"; do ((level > max_users)) && max_users=$level; done
@@ -204,6 +221,9 @@ done
 printf '%s\n' "(spent codes: rows held at the end, each deleted by later redemptions once past its 60 s expiry;" \
     "bytes/op: growth of every table and index, which includes pages PostgreSQL keeps for reuse)" >>"$rows"
 
+floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
+measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
+read -r floor_after _ floor_after_db <<<"$measured"
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r after after_avg after_db <<<"$measured"
 read -r steal_end total_end < <(cpu_steal_ticks)
@@ -213,6 +233,7 @@ stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_
 server_pid=
 
 commit=$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || printf unknown)
+[[ -z ${BENCH_TESSERA:-} ]] || commit="$commit (server: $BENCH_TESSERA)"
 title="OAuth load test, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $commit, $(nproc) cores, server --loops $loops,"
 title+=" ${seconds}s headline, ${sweep_seconds}s sweep, ${warmup}s warm-up"
 python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
@@ -220,6 +241,8 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --ceiling-before "$before" --ceiling-after "$after" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
     --ceiling-db-cpu "$(((before_db + after_db) / 2))" \
+    --floor-before "$floor_before" --floor-after "$floor_after" \
+    --floor-db-cpu "$(((floor_before_db + floor_after_db) / 2))" \
     --steal-percent "$steal_percent" --title "$title"
 cat "$rows" >>"$results_dir/oauth.txt"
 say "results written to $results_dir/oauth.txt, oauth.csv, oauth-rows.txt and oauth.png"

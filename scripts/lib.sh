@@ -134,27 +134,37 @@ start_bench_cluster() {
     say "benchmark cluster: $TESSERA_DATA/pg-bench ($settings)"
 }
 
-# prepare_token_cycle_database NAME SHARED
-# (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from SHARED/bench/pg_token_schema.sql, the schema of
-# the pgbench token-cycle ceiling, and prints its URL.
+# prepare_token_cycle_database NAME SHARED [KIND]
+# (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from
+# SHARED/bench/pg_KIND_schema.sql and prints its URL. KIND is token (the default: the pgbench token-cycle ceiling,
+# two transactions) or one_tx (the floor of a grant that writes once: a sealed code spent in the transaction that
+# creates the family and the refresh token).
 prepare_token_cycle_database() {
-    local name=$1 shared=$2 dev_db=$TESSERA_ROOT/scripts/dev-db.sh
-    [[ -f $shared/bench/pg_token_schema.sql && -f $shared/bench/pg_token_cycle.sql ]] \
-        || die "no $shared/bench/pg_token_schema.sql or pg_token_cycle.sql (set SHARED=...)"
+    local name=$1 shared=$2 kind=${3:-token} dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+    [[ -f $shared/bench/pg_${kind}_schema.sql && -f $shared/bench/pg_${kind}_cycle.sql ]] \
+        || die "no $shared/bench/pg_${kind}_schema.sql or pg_${kind}_cycle.sql (set SHARED=...)"
     PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $name" >/dev/null
     "$dev_db" psql postgres -qc "CREATE DATABASE $name" >/dev/null
-    "$dev_db" psql "$name" -q -f "$shared/bench/pg_token_schema.sql" >/dev/null
+    "$dev_db" psql "$name" -q -f "$shared/bench/pg_${kind}_schema.sql" >/dev/null
     "$dev_db" url "$name"
 }
 
-# pgbench_token_cycle URL SECONDS SHARED
-# Runs the token-cycle ceiling once: pgbench -n -M prepared -c 16 -j 2 with
-# SHARED/bench/pg_token_cycle.sql against URL (made by prepare_token_cycle_database) for SECONDS,
+# pgbench_token_cycle URL SECONDS SHARED [KIND]
+# Runs a token-cycle ceiling once: pgbench -n -M prepared -c 16 -j 2 with SHARED/bench/pg_KIND_cycle.sql (KIND
+# token by default, or one_tx) against URL (made by prepare_token_cycle_database with the same KIND) for SECONDS,
 # and prints "cycles/s latency-average-ms". Fails with pgbench's output when pgbench fails.
 pgbench_token_cycle() {
-    local url=$1 seconds=$2 shared=$3 raw
-    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$shared/bench/pg_token_cycle.sql" "$url" 2>&1) \
-        || { say "pgbench failed: $raw"; return 1; }
+    local url=$1 seconds=$2 shared=$3 kind=${4:-token} raw script
+    script=$shared/bench/pg_${kind}_cycle.sql
+    if [[ $kind == one_tx ]]; then
+        # Its code ids are one random number in 2e9 per client: at 20,000 cycles/s two of a client's codes collide
+        # within seconds and pgbench aborts on the duplicate key. The same statements over a wider range of ids.
+        script=$(mktemp "${TMPDIR:-/tmp}/pg_one_tx_cycle.XXXXXX.sql")
+        sed 's/random(1, 2000000000)/random(1, 1000000000000000000)/' "$shared/bench/pg_one_tx_cycle.sql" >"$script"
+    fi
+    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$script" "$url" 2>&1) \
+        || { say "pgbench failed: $raw"; [[ $kind == token ]] || rm -f "$script"; return 1; }
+    [[ $kind == token ]] || rm -f "$script"
     awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 }
         END { if (tps == "") exit 1; printf "%.1f %.3f\n", tps, avg }' <<<"$raw" \
         || { say "could not read pgbench's output: $raw"; return 1; }
