@@ -11,7 +11,37 @@ public enum CoreMigrations {
         Migration(module: "core", version: 2, name: "client_token_families", sql: clientTokenFamilies),
         Migration(module: "core", version: 3, name: "rate_limits", sql: rateLimits),
         Migration(module: "core", version: 4, name: "retention_indexes", sql: retentionIndexes),
+        Migration(module: "core", version: 5, name: "grants_without_parent_locks", sql: grantsWithoutParentLocks),
     ]
+
+    /// Every code grant inserts a token family and its refresh token; their foreign keys to `users` and
+    /// `token_families` made each insert share-lock the parent row (a row lock is a WAL record and a dirtied page, and
+    /// it waits behind an admin's update of the user). Triggers keep the cascades instead: deleting a user (also by
+    /// deleting their tenant) deletes their families, and deleting a family deletes its refresh tokens. A grant that
+    /// races the deletion of its user can leave a family behind; every statement that uses a family or a refresh
+    /// token joins the user's row (and the family's), so such a row is never accepted, and the janitor deletes it
+    /// once it expires (``CoreRetention``).
+    private static let grantsWithoutParentLocks = """
+        ALTER TABLE token_families DROP CONSTRAINT token_families_user_id_fkey;
+        ALTER TABLE refresh_tokens DROP CONSTRAINT refresh_tokens_family_id_fkey;
+        CREATE FUNCTION core_users_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM token_families f USING deleted_users d WHERE f.user_id = d.user_id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER core_users_deleted AFTER DELETE ON users REFERENCING OLD TABLE AS deleted_users
+            FOR EACH STATEMENT EXECUTE FUNCTION core_users_deleted();
+        CREATE FUNCTION core_token_families_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM refresh_tokens r USING deleted_families d WHERE r.family_id = d.family_id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER core_token_families_deleted AFTER DELETE ON token_families
+            REFERENCING OLD TABLE AS deleted_families
+            FOR EACH STATEMENT EXECUTE FUNCTION core_token_families_deleted();
+        """
 
     /// The indexes the janitor deletes by (``CoreRetention``), so that a pass reads only what it deletes.
     private static let retentionIndexes = """

@@ -54,11 +54,11 @@ struct ClientsHarness {
         try await core.database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) }
     }
 
-    /// A new project-level user and a token family (with one refresh token) of theirs issued to `clientID`: the
-    /// user's id and the family's.
-    func familyOfNewUser(clientID: String) async throws -> (userID: String, familyID: String) {
+    /// A new user (project-level unless `tenantID` says) and a token family (with one refresh token) of theirs issued
+    /// to `clientID`: the user's id and the family's.
+    func familyOfNewUser(clientID: String, tenantID: String? = nil) async throws -> (userID: String, familyID: String) {
         let user = try await core.services.usersAdmin.create(
-            tenantID: nil, UserChanges(email: CoreHarness.email("clients")), actor: Self.actor("users.create"))
+            tenantID: tenantID, UserChanges(email: CoreHarness.email("clients")), actor: Self.actor("users.create"))
         let familyID = try SecureRandom.identifier()
         let now = core.clock.now()
         try await core.sql(

@@ -360,6 +360,66 @@ import Testing
         }
     }
 
+    @Test func deletingAUserDeletesTheirFamiliesAndRefreshTokensAndNoOneElses() async throws {
+        try await ClientsHarness.run { h in
+            let client = try await h.create(ClientsHarness.publicClient())
+            let (user, familyID) = try await h.familyOfNewUser(clientID: client.clientId)
+            let (_, otherFamilyID) = try await h.familyOfNewUser(clientID: client.clientId)
+
+            try await h.core.services.usersAdmin.delete(
+                tenantID: nil, localID: user, actor: ClientsHarness.actor("users.delete"))
+            #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
+            #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
+            #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", otherFamilyID) == 1)
+            #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", otherFamilyID) == 1)
+        }
+    }
+
+    @Test func deletingATenantDeletesItsUsersFamiliesAndRefreshTokens() async throws {
+        try await ClientsHarness.run { h in
+            let tenantID = try await h.tenant()
+            // A project-level client, so the clients' trigger cannot be what removes the family: only the users' can.
+            let client = try await h.create(ClientsHarness.publicClient())
+            let (user, familyID) = try await h.familyOfNewUser(clientID: client.clientId, tenantID: tenantID)
+
+            try await h.core.services.configAdmin.deleteTenant(tenantID, actor: ClientsHarness.actor("tenants.delete"))
+            #expect(try await h.count("SELECT 1 FROM users WHERE user_id = $1", user) == 0)
+            #expect(try await h.count("SELECT 1 FROM token_families WHERE family_id = $1", familyID) == 0)
+            #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 0)
+        }
+    }
+
+    @Test func aGrantWaitsForNoLockOnItsUsersRow() async throws {
+        try await ClientsHarness.run { h in
+            let client = try await h.create(ClientsHarness.publicClient())
+            let (user, _) = try await h.familyOfNewUser(clientID: client.clientId)
+            let familyID = try SecureRandom.identifier()
+            // users.update holds the user's row FOR UPDATE for its transaction; a grant's family and refresh token
+            // go in meanwhile, as the code grant writes them (a foreign key would wait for the row's lock).
+            try await h.core.database.withPool { pool in
+                try await pool.transaction { update in
+                    try await update.query("SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE", [user])
+                    try await h.core.database.withPool { other in
+                        try await other.transaction { grant in
+                            try await grant.query("SET LOCAL lock_timeout = '2s'", [])
+                            try await grant.query(
+                                """
+                                WITH family AS (
+                                    INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider,
+                                        created_at, client_id, scope)
+                                    VALUES ($1, $2, now(), 'password', now(), $3, 'openid') RETURNING family_id
+                                )
+                                INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at)
+                                SELECT $4, family_id, now(), now() FROM family
+                                """, [familyID, user, client.clientId, try SecureRandom.bytes(count: 32)])
+                        }
+                    }
+                }
+            }
+            #expect(try await h.count("SELECT 1 FROM refresh_tokens WHERE family_id = $1", familyID) == 1)
+        }
+    }
+
     @Test func rotatingTheSecretEndsTheOldOneAtOnce() async throws {
         try await ClientsHarness.run { h in
             let created = try await h.create(ClientsHarness.confidentialClient())

@@ -8,9 +8,9 @@ import TesseraTestSupport
 import Testing
 
 /// The janitor over the real retention rules. The test database is shared with other tests, so the rows here live
-/// in 2001–2003 and the janitor's clock shows 2002: only these rows are old enough for it. (Tables that requests
-/// also prune as they go, `rate_limits` and `oauth_spent_codes`, would lose such rows to other tests, so the rows
-/// checked are in tables only the janitor sweeps.)
+/// in 2001–2003 and the janitor's clock shows 2002: only these rows are old enough for it. (`rate_limits`, which
+/// requests also prune as they go, would lose such rows to other tests, so the rows checked are in tables only the
+/// janitor sweeps.)
 @Suite(.serialized) struct JanitorTests {
     static let past = Date(timeIntervalSince1970: 978_307_200)  // 2001-01-01
     static let now = Date(timeIntervalSince1970: 1_009_843_200)  // 2002-01-01
@@ -41,6 +41,9 @@ import Testing
                     INSERT INTO mfa_pending_credentials (handle_hash, user_id, auth_time, sign_in_provider, expires_at)
                     VALUES ($1, $2, $3, 'password', $3)
                     """, [Array("\(tag)-\(suffix)".utf8), user.localId, time])
+                try await core.sql(
+                    "INSERT INTO oauth_spent_codes (code_hash, expires_at) VALUES ($1, $2)",
+                    [Array("\(tag)-\(suffix)".utf8), time])
             }
             // Families: one without refresh tokens, created long ago (goes); one whose refresh token is still valid
             // (stays, with its token); one whose only token expired (the token goes, then the family).
@@ -66,10 +69,15 @@ import Testing
             for table in ["phone_sign_in_sessions", "mfa_pending_credentials", "refresh_tokens", "token_families"] {
                 #expect(pass.deleted[table, default: 0] >= 1, "\(table)")
             }
-            #expect(
-                try await core.sql(
-                    "SELECT 1 FROM phone_sign_in_sessions WHERE handle_hash IN ($1, $2)",
-                    [Array("\(tag)-old".utf8), Array("\(tag)-live".utf8)]) == 1)
+            for table in ["phone_sign_in_sessions", "oauth_spent_codes"] {
+                let key = table == "oauth_spent_codes" ? "code_hash" : "handle_hash"
+                #expect(
+                    try await core.sql(
+                        "SELECT 1 FROM \(table) WHERE \(key) = $1", [Array("\(tag)-live".utf8)]) == 1, "\(table)")
+                #expect(
+                    try await core.sql(
+                        "SELECT 1 FROM \(table) WHERE \(key) = $1", [Array("\(tag)-old".utf8)]) == 0, "\(table)")
+            }
             #expect(
                 try await core.sql(
                     "SELECT 1 FROM token_families WHERE family_id LIKE $1 ORDER BY 1", ["\(tag)%"]) == 1)

@@ -12,7 +12,7 @@ import Testing
         #expect(
             SchemaMigrations.all.map(\.label) == [
                 "core/0001_identity", "core/0002_client_token_families", "core/0003_rate_limits",
-                "core/0004_retention_indexes",
+                "core/0004_retention_indexes", "core/0005_grants_without_parent_locks",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "multifactor/0003_revocation_ends_pending", "multifactor/0004_retention_indexes",
                 "totp/0001_secrets", "totp/0002_state_to_router",

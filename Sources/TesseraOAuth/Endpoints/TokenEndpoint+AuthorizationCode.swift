@@ -101,7 +101,7 @@ extension TokenEndpoint {
     /// may use the grant, the same checks the server repeats on the client's row (the secret in constant time).
     /// The spent code records the family its tokens name: the new one ($4) when the client may refresh (or the code
     /// names no sign-in), else the sign-in's; a replay revokes that family.
-    /// Two expired spent codes are deleted on the way, so the table holds about a minute of codes.
+    /// Expired spent codes are the janitor's to delete (`oauth_spent_codes` in docs/operations.md).
     static let redeemStatement = """
         WITH client AS (
             SELECT client_id, tenant_id, refresh_token_ttl,
@@ -131,10 +131,6 @@ extension TokenEndpoint {
             SELECT $5, f.family_id, $3, $3 + c.refresh_token_ttl * interval '1 second'
             FROM family f, client c WHERE c.refreshes
             RETURNING family_id
-        ), pruned AS (
-            DELETE FROM oauth_spent_codes WHERE code_hash IN (
-                SELECT code_hash FROM oauth_spent_codes WHERE expires_at < $3 ORDER BY expires_at LIMIT 2
-                FOR UPDATE SKIP LOCKED)
         )
         SELECT s.family_id, u.user_id IS NOT NULL, u.tenant_id, u.email, coalesce(u.email_verified, false),
             u.phone_number, u.display_name, coalesce(u.disabled, false), EXISTS (SELECT 1 FROM refresh),
