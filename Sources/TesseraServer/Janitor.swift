@@ -17,12 +17,15 @@ public final class Janitor: Sendable {
         public var deleted: [String: Int]
         /// False when another server held the janitor's lock, so this pass deleted nothing.
         public var ranAlone: Bool
+        /// False when a table had more expired rows than one pass deletes (``Janitor/batchesPerTable`` full
+        /// batches): rows expire faster than a pass an interval keeps up with, so the next pass runs at once.
+        public var complete: Bool
     }
 
     /// The advisory lock of the janitor (`pg_try_advisory_xact_lock`): "tessjan1" as a number.
     static let lockKey = 0x7465_7373_6a61_6e31
     /// Batches per table per pass, so that one pass ends even while rows expire faster than it deletes them.
-    static let batchesPerTable = 200
+    let batchesPerTable: Int
 
     let database: PostgresClient
     let rules: [RetentionRule]
@@ -33,12 +36,14 @@ public final class Janitor: Sendable {
     private let duration: Histogram?
 
     /// A janitor applying `rules` (default: every module's) to `database`, timed by `clock`, recording into
-    /// `metrics` when given (`tessera_janitor_rows_deleted_total{table}`, `tessera_janitor_pass_seconds`).
+    /// `metrics` when given (`tessera_janitor_rows_deleted_total{table}`, `tessera_janitor_pass_seconds`); a pass
+    /// deletes at most `batchesPerTable` batches of `batchSize` rows of each table.
     public init(
         database: PostgresClient, rules: [RetentionRule] = SchemaRetention.all, clock: any WallClock,
-        batchSize: Int = 500, metrics: MetricsRegistry? = nil, logger: Logger
+        batchSize: Int = 500, batchesPerTable: Int = 200, metrics: MetricsRegistry? = nil, logger: Logger
     ) {
-        precondition(batchSize > 0)
+        precondition(batchSize > 0 && batchesPerTable > 0)
+        self.batchesPerTable = batchesPerTable
         self.database = database
         self.rules = rules
         self.clock = clock
@@ -55,10 +60,11 @@ public final class Janitor: Sendable {
     public func runPass() async throws -> Pass {
         let started = ContinuousClock.now
         let now = clock.now()
-        var pass = Pass(deleted: [:], ranAlone: true)
+        var pass = Pass(deleted: [:], ranAlone: true, complete: true)
         for rule in rules {
             let (count, alone) = try await sweep(rule, now: now)
             pass.deleted[rule.table] = count
+            if count == batchesPerTable * batchSize { pass.complete = false }
             if count > 0 { deleted?.increment([rule.table], by: count) }
             guard alone else {
                 pass.ranAlone = false
@@ -75,7 +81,7 @@ public final class Janitor: Sendable {
         let (seconds, attoseconds) = rule.grace.components
         let cutoff = now.addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
         var total = 0
-        for _ in 0..<Self.batchesPerTable {
+        for _ in 0..<batchesPerTable {
             let results = try await database.withPool { pool in
                 try await pool.pipeline([
                     PostgresQuery("SELECT pg_try_advisory_xact_lock($1)", [Self.lockKey]),
@@ -89,18 +95,22 @@ public final class Janitor: Sendable {
         return (total, true)
     }
 
-    /// Runs a pass every `interval` on `loop` until the returned task is cancelled; a failed pass is logged and
-    /// the next one runs on time.
+    /// Runs a pass every `interval` on `loop` until the returned task is cancelled, and the next one at once after a
+    /// pass that could not delete everything that had expired (``Pass/complete``); a failed pass is logged and the
+    /// next one runs on time.
     public func start(every interval: Duration, on loop: EventLoop) -> Task<Void, Never> {
         Task(executorPreference: loop) { [self] in
+            var behind = false
             while !Task.isCancelled {
                 do {
-                    try await loop.sleep(for: interval)
+                    if behind { await Task.yield() } else { try await loop.sleep(for: interval) }
                 } catch {
                     return
                 }
+                behind = false
                 do {
                     let pass = try await runPass()
+                    behind = pass.ranAlone && !pass.complete
                     let total = pass.deleted.values.reduce(0, +)
                     if total > 0 {
                         logger.info(

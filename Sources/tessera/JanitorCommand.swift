@@ -7,8 +7,9 @@ import TesseraPostgres
 import TesseraServer
 
 /// `tessera janitor`: one pass of the janitor, which deletes expired rows (docs/operations.md), then exits; for
-/// cron, or for servers run with `--retention-interval 0`. Safe beside running servers: a pass that finds another
-/// server's janitor at work deletes nothing.
+/// cron, or for servers run with `--retention-interval 0`. A pass that found more expired rows than it deletes
+/// is followed by another at once, as a server's janitor does. Safe beside running servers: a pass that finds
+/// another server's janitor at work deletes nothing.
 struct JanitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "janitor", abstract: "Delete expired rows once (one janitor pass) and exit.")
@@ -33,9 +34,14 @@ struct JanitorCommand: AsyncParsableCommand {
         }
         let janitor = Janitor(database: database, clock: SystemWallClock(), logger: logger)
         do {
-            let pass = try await janitor.runPass()
+            var pass = try await janitor.runPass()
+            var deleted = pass.deleted
+            while pass.ranAlone && !pass.complete {
+                pass = try await janitor.runPass()
+                deleted.merge(pass.deleted, uniquingKeysWith: +)
+            }
             await database.shutdown()
-            for (table, count) in pass.deleted.sorted(by: { $0.key < $1.key }) { print("\(table) \(count)") }
+            for (table, count) in deleted.sorted(by: { $0.key < $1.key }) { print("\(table) \(count)") }
             if !pass.ranAlone { logger.info("another server's janitor is at work; this pass deleted what it could") }
         } catch {
             await database.shutdown()

@@ -90,6 +90,34 @@ import Testing
         }
     }
 
+    @Test func aPassThatCannotDeleteEverythingSaysSo() async throws {
+        try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
+            let tag = "janitor-behind-\(UInt32.random(in: 0...UInt32.max))"
+            let handles = (0..<3).map { Array("\(tag)-\($0)".utf8) }
+            for handle in handles {
+                try await core.sql(
+                    """
+                    INSERT INTO phone_sign_in_sessions (handle_hash, phone_number, code_digest, expires_at)
+                    VALUES ($1, '+15555550100', $2, $3)
+                    """, [handle, [1] as [UInt8], Self.past])
+            }
+            // Two batches of one row a table per pass: three expired rows take two passes.
+            let janitor = Janitor(
+                database: core.database, rules: SchemaRetention.all.filter { $0.table == "phone_sign_in_sessions" },
+                clock: ManualWallClock(Self.now), batchSize: 1, batchesPerTable: 2,
+                logger: Logger(label: "janitor-test"))
+            let first = try await janitor.runPass()
+            #expect(first.deleted["phone_sign_in_sessions"] == 2)
+            #expect(!first.complete)
+            let second = try await janitor.runPass()
+            #expect(second.complete)
+            for handle in handles {
+                #expect(
+                    try await core.sql("SELECT 1 FROM phone_sign_in_sessions WHERE handle_hash = $1", [handle]) == 0)
+            }
+        }
+    }
+
     @Test func onlyOneServerSweepsAtATime() async throws {
         try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
             let tag = "janitor-lock-\(UInt32.random(in: 0...UInt32.max))"
