@@ -218,7 +218,7 @@ for scenario in "${scenario_list[@]}"; do
             printf "%-20s %9d %12.3f %12.3f %12d %14d %12.0f\n", scenario, g, (g ? f / g : 0), (g ? r / g : 0), s, e,
                 (g ? b / g : 0) }' >>"$rows"
 done
-printf '%s\n' "(spent codes: rows held at the end, each deleted by later redemptions once past its 60 s expiry;" \
+printf '%s\n' "(spent codes: rows held at the end, each deleted by the janitor once past its 60 s expiry;" \
     "bytes/op: growth of every table and index, which includes pages PostgreSQL keeps for reuse)" >>"$rows"
 
 floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
