@@ -27,6 +27,8 @@
 #                          sign-in each, and a round's credentials must be spent within their 600 s)
 #   BENCH_MFA_ROUNDS       rounds of (in-process, remote) measurements (default 2)
 #   SWIFT, SCRATCH         the swift command, the server's build folder (.build)
+#   BENCH_TESSERA          a tessera binary to measure instead of building one (before and after, as in
+#                          scripts/bench-oauth.sh)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -70,10 +72,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "building tessera (release) in $scratch"
-"$swift" build -c release --product tessera --scratch-path "$scratch"
-bin=$scratch/release/tessera
-[[ -x $bin ]] || die "the release build left no binary at $bin"
+bin=$(tessera_release_binary "$swift" "$scratch")
 say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
 load=$generator_scratch/release/OAuthLoad
@@ -144,6 +143,7 @@ stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_
 server_pid=
 
 commit=$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || printf unknown)
+[[ -z ${BENCH_TESSERA:-} ]] || commit="$commit (server: $BENCH_TESSERA)"
 title="MFA benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $commit, $(nproc) cores, server --loops $loops,"
 title+=" factor service --loops 1, at most ${seconds}s or $operations finalizes per measurement, ${warmup}s warm-ups"
 python3 "$TESSERA_ROOT/scripts/bench-mfa-report.py" \

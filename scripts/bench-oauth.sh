@@ -87,16 +87,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ -n ${BENCH_TESSERA:-} ]]; then
-    bin=$BENCH_TESSERA
-    [[ -x $bin ]] || die "BENCH_TESSERA names no executable: '$bin'"
-    say "measuring $bin (BENCH_TESSERA), not a new build"
-else
-    say "building tessera (release) in $scratch"
-    "$swift" build -c release --product tessera --scratch-path "$scratch"
-    bin=$scratch/release/tessera
-    [[ -x $bin ]] || die "the release build left no binary at $bin"
-fi
+bin=$(tessera_release_binary "$swift" "$scratch")
 say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
 load=$generator_scratch/release/OAuthLoad

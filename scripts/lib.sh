@@ -134,6 +134,23 @@ start_bench_cluster() {
     say "benchmark cluster: $TESSERA_DATA/pg-bench ($settings)"
 }
 
+# tessera_release_binary SWIFT SCRATCH
+# Prints the path of the tessera binary a benchmark measures: $BENCH_TESSERA when set (say, a copy of an earlier
+# commit's release build, to compare before and after in one session), else a release build made now in SCRATCH.
+tessera_release_binary() {
+    local swift=$1 scratch=$2
+    if [[ -n ${BENCH_TESSERA:-} ]]; then
+        [[ -x $BENCH_TESSERA ]] || die "BENCH_TESSERA names no executable: '$BENCH_TESSERA'"
+        say "measuring $BENCH_TESSERA (BENCH_TESSERA), not a new build"
+        printf '%s\n' "$BENCH_TESSERA"
+        return
+    fi
+    say "building tessera (release) in $scratch"
+    "$swift" build -c release --product tessera --scratch-path "$scratch" >&2
+    [[ -x $scratch/release/tessera ]] || die "the release build left no binary at $scratch/release/tessera"
+    printf '%s\n' "$scratch/release/tessera"
+}
+
 # prepare_token_cycle_database NAME SHARED [KIND]
 # (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from
 # SHARED/bench/pg_KIND_schema.sql and prints its URL. KIND is token (the default: the pgbench token-cycle ceiling,
