@@ -18,13 +18,24 @@ struct LockableEnrollment {
 enum EnrollmentStore {
     /// The enrolments of `userID`, oldest first, their state unsealed.
     static func all(_ db: some SQLRunner, keyRing: KeyRing, userID: String) async throws -> [LockableEnrollment] {
-        let result = try await db.query(
-            """
-            SELECT enrollment_id, factor, display_name, enrolled_at, public_info::text, masked_info::text,
-                sealed_state, locked_until, failures
-            FROM mfa_enrollments WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
-            """, [userID])
-        return try result.rows.map { row in
+        let result = try await db.query(all(userIDFrom: "$1"), [userID])
+        return try enrollments(result, keyRing: keyRing, userID: userID)
+    }
+
+    /// The statement selecting the enrolments of the user whose id the SQL expression `userID` yields (a parameter,
+    /// or a subquery such as ``PendingCredentials/owner``), oldest first; ``enrollments(_:keyRing:userID:)``
+    /// decodes its result.
+    static func all(userIDFrom userID: String) -> String {
+        """
+        SELECT enrollment_id, factor, display_name, enrolled_at, public_info::text, masked_info::text,
+            sealed_state, locked_until, failures
+        FROM mfa_enrollments WHERE user_id = (\(userID)) ORDER BY enrolled_at, enrollment_id
+        """
+    }
+
+    /// The enrolments of `userID` in `result` (of ``all(userIDFrom:)``), their state unsealed.
+    static func enrollments(_ result: PostgresResult, keyRing: KeyRing, userID: String) throws -> [LockableEnrollment] {
+        try result.rows.map { row in
             let id = try row.decode(String.self, at: 0)
             let sealed = try row.decode([UInt8]?.self, at: 6)
             let enrollment = Enrollment(

@@ -108,11 +108,12 @@ extension MultiFactorRouter {
         }
     }
 
-    /// Records a completed sign-in (`lastLoginAt`) and issues its tokens.
+    /// Records a completed sign-in (`lastLoginAt`) and issues its tokens, in one round trip and one transaction.
     func signIn(_ pool: PostgresPool, user: UserRecord, session: SignInSession, now: Date) async throws -> TokenResult {
         var user = user
         user.lastLoginAt = now
-        try await pool.query("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])
-        return try await tokens.issue(pool, session: session, user: user)
+        return try await tokens.issue(
+            pool, session: session, user: user,
+            leading: [PostgresQuery("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])])
     }
 }

@@ -123,15 +123,22 @@ extension MultiFactorRouter {
     }
 
     /// The configuration in force, the open pending credential, its user, and the enrolment `pick` chooses among
-    /// the user's, with its enabled, unlocked factor.
+    /// the user's, with its enabled, unlocked factor. The credential, its user and the user's enrolments are read
+    /// in one round trip.
     private func challenged(
         _ pool: PostgresPool, handle: String, tenantID: String?, now: Date,
         pick: ([LockableEnrollment]) throws -> LockableEnrollment
     ) async throws -> (EffectiveConfig, PendingCredential, UserRecord, Enrollment, any Factor) {
         let config = try await configs.forUserMethod(pool, tenantID: tenantID)
-        let credential = try await PendingCredentials.open(pool, handle: handle, tenantID: tenantID, now: now)
-        let user = try await signingInUser(pool, credential)
-        let stored = try pick(try await EnrollmentStore.all(pool, keyRing: keyRing, userID: user.userID))
+        let hash = try SecretDigest.of(handle)
+        let found = try await pool.pipeline([
+            PendingCredentials.find(hash: hash),
+            UserStore.find(idFrom: PendingCredentials.owner, [hash]),
+            PostgresQuery(EnrollmentStore.all(userIDFrom: PendingCredentials.owner), [hash]),
+        ])
+        let credential = try PendingCredentials.open(found[0], hash: hash, tenantID: tenantID, now: now)
+        let user = try Self.signingInUser(try UserStore.user(found[1], tenantID: credential.tenantID))
+        let stored = try pick(try EnrollmentStore.enrollments(found[2], keyRing: keyRing, userID: user.userID))
         guard let factor = try await directory.registry(pool).factor(stored.enrollment.factor) else {
             throw AuthError(.operationNotAllowed, "The \(stored.enrollment.factor) factor is not offered.")
         }
@@ -140,9 +147,10 @@ extension MultiFactorRouter {
         return (config, credential, user, stored.enrollment, factor)
     }
 
-    /// The user a pending credential was issued to, if they still exist and are enabled.
-    private func signingInUser(_ pool: PostgresPool, _ credential: PendingCredential) async throws -> UserRecord {
-        guard let user = try await UserStore.find(pool, id: credential.userID, tenantID: credential.tenantID) else {
+    /// The user a pending credential was issued to (`found`: nil when they no longer exist in its tenant), if they
+    /// are still enabled.
+    private static func signingInUser(_ found: UserRecord?) throws -> UserRecord {
+        guard let user = found else {
             throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
         }
         guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }

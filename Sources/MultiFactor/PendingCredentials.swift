@@ -32,18 +32,24 @@ enum PendingCredentials {
         return handle.secret
     }
 
-    /// The open credential `handle` of tenant `tenantID`: `INVALID_MFA_PENDING_CREDENTIAL` when unknown (tampered,
-    /// or used), `TENANT_ID_MISMATCH` for another tenant's, `SESSION_EXPIRED` after 600 s, and
-    /// `TOO_MANY_ATTEMPTS_TRY_LATER` when its attempts are spent.
-    static func open(
-        _ db: some SQLRunner, handle: String, tenantID: String?, now: Date
-    ) async throws -> PendingCredential {
-        let hash = try SecretDigest.of(handle)
-        let found = try await db.query(
+    /// The statement reading the credential whose handle hashes to `hash`, for a pipeline; ``open(_:hash:tenantID:now:)``
+    /// checks its result.
+    static func find(hash: [UInt8]) -> PostgresQuery {
+        PostgresQuery(
             """
             SELECT user_id, tenant_id, auth_time, sign_in_provider, expires_at, attempts
             FROM mfa_pending_credentials WHERE handle_hash = $1
             """, [hash])
+    }
+
+    /// The SQL expression of the user id of the credential whose handle hash is `$1`, for the owner's reads in the
+    /// same pipeline as ``find(hash:)``.
+    static let owner = "SELECT user_id FROM mfa_pending_credentials WHERE handle_hash = $1"
+
+    /// The open credential of tenant `tenantID` in `found` (a result of ``find(hash:)``):
+    /// `INVALID_MFA_PENDING_CREDENTIAL` when unknown (tampered, or used), `TENANT_ID_MISMATCH` for another tenant's,
+    /// `SESSION_EXPIRED` after 600 s, and `TOO_MANY_ATTEMPTS_TRY_LATER` when its attempts are spent.
+    static func open(_ found: PostgresResult, hash: [UInt8], tenantID: String?, now: Date) throws -> PendingCredential {
         guard let row = found.rows.first else {
             throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
         }

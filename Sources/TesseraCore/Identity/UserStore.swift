@@ -1,6 +1,6 @@
 public import FoundationEssentials
 import TesseraJSON
-import TesseraPostgres
+public import TesseraPostgres
 
 /// The queries on `users` and `mfa_enrollments`. Every lookup names the tenant (`coalesce(tenant_id, '')`,
 /// the empty string for the project level), so a user of one tenant is never found through another (DESIGN §4).
@@ -11,6 +11,20 @@ public enum UserStore {
     /// The user with id `userID` in tenant `tenantID`, or nil.
     public static func find(_ db: some SQLRunner, id userID: String, tenantID: String?) async throws -> UserRecord? {
         try await findOne(db, column: "user_id", equals: userID, tenantID: tenantID)
+    }
+
+    /// The statement selecting the user whose id the SQL expression `id` yields (a subquery on the caller's own
+    /// table, whose parameters are `parameters`), for a pipeline beside the caller's reads; ``user(_:tenantID:)``
+    /// decodes its result. The caller's module keeps the SQL of its table, this one the SQL of `users`.
+    public static func find(idFrom id: String, _ parameters: [any PostgresEncodable]) -> PostgresQuery {
+        PostgresQuery("SELECT \(UserRecord.columns) FROM users WHERE user_id = (\(id))", parameters)
+    }
+
+    /// The user a result of ``find(idFrom:_:)`` holds when they belong to tenant `tenantID`, or nil.
+    public static func user(_ result: PostgresResult, tenantID: String?) throws -> UserRecord? {
+        guard let row = result.rows.first else { return nil }
+        let user = try UserRecord(row: row)
+        return user.tenantID == tenantID ? user : nil
     }
 
     /// The user with (normalized) e-mail `email` in tenant `tenantID`, or nil.
