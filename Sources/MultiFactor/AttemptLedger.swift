@@ -100,17 +100,6 @@ public enum AttemptLedger {
             """, [enrollmentID, locked])
     }
 
-    /// After a right code at `enrollmentID`: clears the count of every enrolment of its user, since the user has
-    /// just proved themselves with a second factor (the one that was right, or another).
-    static func succeeded(_ db: some SQLRunner, enrollmentID: String) async throws {
-        try await db.query(
-            """
-            UPDATE mfa_enrollments SET failures = 0, locked_until = NULL
-            WHERE user_id = (SELECT user_id FROM mfa_enrollments WHERE enrollment_id = $1)
-                AND (failures > 0 OR locked_until IS NOT NULL)
-            """, [enrollmentID])
-    }
-
     private static var blocked: AuthError {
         AuthError(
             .tooManyAttemptsTryLater,

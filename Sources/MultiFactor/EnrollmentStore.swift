@@ -58,13 +58,6 @@ enum EnrollmentStore {
         return try result[0].decode(Int.self, at: 0)
     }
 
-    /// Replaces what the owner sees of enrolment `enrollmentID`.
-    static func setPublicInfo(_ db: some SQLRunner, _ info: JSONObject, enrollmentID: String) async throws {
-        try await db.query(
-            "UPDATE mfa_enrollments SET public_info = $2::text::jsonb WHERE enrollment_id = $1",
-            [enrollmentID, JSONValue.object(info).description])
-    }
-
     /// Deletes every enrolment of `factor` of `userID`; returns how many there were.
     static func deleteAll(_ db: some SQLRunner, userID: String, factor: FactorID) async throws -> Int {
         try await db.query(
@@ -99,25 +92,47 @@ enum EnrollmentStore {
         }
     }
 
-    /// Records a sign-in verdict: its replay mark by a compare-and-swap (`INVALID_CODE` when the mark is not
-    /// greater than the last one recorded, so a code is accepted once across the fleet) and its new state.
-    static func record(
-        _ db: some SQLRunner, keyRing: KeyRing, _ verdict: SignInVerdict, enrollmentID: String
+    /// Records a sign-in with a right code at enrolment `enrollmentID`, in one statement for `db`'s transaction:
+    /// consumes the pending credential whose hash is `credentialHash`, moves the enrolment's replay mark forward by a
+    /// compare-and-swap (a verdict's mark not above the stored one is a replay), stores the verdict's new state and
+    /// the new `publicInfo` (when given), and clears the consecutive failures of every enrolment of the user (a right
+    /// second factor proves the user, whichever enrolment counted them). `INVALID_MFA_PENDING_CREDENTIAL` when the
+    /// credential was used meanwhile, `INVALID_CODE` for a replay: the caller's transaction then rolls back, so a
+    /// refused code consumes nothing.
+    static func recordSignIn(
+        _ db: some SQLRunner, keyRing: KeyRing, _ verdict: SignInVerdict, enrollmentID: String,
+        credentialHash: [UInt8], publicInfo: JSONObject?
     ) async throws {
-        if let mark = verdict.replayMark {
-            let swapped = try await db.query(
-                """
-                UPDATE mfa_enrollments SET replay_mark = $2
-                WHERE enrollment_id = $1 AND (replay_mark IS NULL OR replay_mark < $2)
-                """, [enrollmentID, mark])
-            guard swapped.affectedRows == 1 else {
-                throw AuthError(.invalidCode, "The verification code is not valid.")
-            }
+        let sealed = try verdict.state.flatMap { state in
+            state.isEmpty ? nil : try keyRing.seal(state, associatedData: Array(enrollmentID.utf8))
         }
-        if let state = verdict.state {
-            let sealed = state.isEmpty ? nil : try keyRing.seal(state, associatedData: Array(enrollmentID.utf8))
-            try await db.query(
-                "UPDATE mfa_enrollments SET sealed_state = $2 WHERE enrollment_id = $1", [enrollmentID, sealed])
+        let result = try await db.query(
+            """
+            WITH consumed AS (
+                DELETE FROM mfa_pending_credentials WHERE handle_hash = $1 RETURNING 1
+            ), recorded AS (
+                UPDATE mfa_enrollments SET replay_mark = coalesce($3, replay_mark),
+                    sealed_state = CASE WHEN $4 THEN $5 ELSE sealed_state END,
+                    public_info = coalesce($6::text::jsonb, public_info), failures = 0, locked_until = NULL
+                WHERE enrollment_id = $2 AND ($3::bigint IS NULL OR replay_mark IS NULL OR replay_mark < $3)
+                    AND EXISTS (SELECT 1 FROM consumed)
+                RETURNING user_id
+            ), cleared AS (
+                UPDATE mfa_enrollments SET failures = 0, locked_until = NULL
+                WHERE user_id = (SELECT user_id FROM recorded) AND enrollment_id <> $2
+                    AND (failures > 0 OR locked_until IS NOT NULL)
+            )
+            SELECT EXISTS (SELECT 1 FROM consumed), EXISTS (SELECT 1 FROM recorded)
+            """,
+            [
+                credentialHash, enrollmentID, verdict.replayMark, verdict.state != nil, sealed,
+                publicInfo.map { JSONValue.object($0).description },
+            ])
+        guard try result[0].decode(Bool.self, at: 0) else {
+            throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
+        }
+        guard try result[0].decode(Bool.self, at: 1) else {
+            throw AuthError(.invalidCode, "The verification code is not valid.")
         }
     }
 

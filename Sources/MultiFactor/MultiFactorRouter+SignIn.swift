@@ -71,21 +71,18 @@ extension MultiFactorRouter {
                         enrollment, request.info, state: session?.state,
                         in: self.context(pool, config, now: now, user: user))
                 }
+                // What the owner sees may follow the state (the recovery codes left): every reader of the stored
+                // public info (an admin's users.get) then sees it too.
+                let shown = verdict.state.flatMap { state in
+                    var moved = enrollment
+                    moved.state = state
+                    let shown = factor.publicInfo(of: moved, masked: false)
+                    return shown == enrollment.publicInfo ? nil : shown
+                }
                 try await pool.transaction { transaction in
-                    try await PendingCredentials.consume(transaction, credential)
-                    try await EnrollmentStore.record(
-                        transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id)
-                    if let state = verdict.state {
-                        // What the owner sees may follow the state (the recovery codes left): every reader of the
-                        // stored public info (an admin's users.get) then sees it too.
-                        var moved = enrollment
-                        moved.state = state
-                        let shown = factor.publicInfo(of: moved, masked: false)
-                        if shown != enrollment.publicInfo {
-                            try await EnrollmentStore.setPublicInfo(transaction, shown, enrollmentID: enrollment.id)
-                        }
-                    }
-                    try await AttemptLedger.succeeded(transaction, enrollmentID: enrollment.id)
+                    try await EnrollmentStore.recordSignIn(
+                        transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id,
+                        credentialHash: credential.hash, publicInfo: shown)
                     if factor.descriptor.isBackup {
                         try await Self.auditBackupUse(
                             transaction, factor: factor, enrollment: enrollment, verdict: verdict, user: user, now: now)

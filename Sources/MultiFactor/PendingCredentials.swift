@@ -63,14 +63,4 @@ enum PendingCredentials {
         try AttemptLedger.checkOpen(expiresAt: credential.expiresAt, attempts: credential.attempts, now: now)
         return credential
     }
-
-    /// Deletes `credential` as its sign-in succeeds; `INVALID_MFA_PENDING_CREDENTIAL` when a concurrent call
-    /// used it first.
-    static func consume(_ db: some SQLRunner, _ credential: PendingCredential) async throws {
-        let deleted = try await db.query(
-            "DELETE FROM mfa_pending_credentials WHERE handle_hash = $1 RETURNING 1", [credential.hash])
-        guard deleted.rowCount == 1 else {
-            throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
-        }
-    }
 }

@@ -68,6 +68,44 @@ import Testing
         }
     }
 
+    @Test func oneCodeGivenToTwoSignInsAtOnceSignsInOneAndConsumesNothingOfTheOther() async throws {
+        try await MFAHarness.run { mfa in
+            let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
+            let (email, tokens) = try await mfa.verifiedUser(tenantID: tenant)
+            let (enrollmentID, secret) = try await mfa.enrollTOTP(tokens.idToken, tenantID: tenant)
+            mfa.clock.advance(by: 60)
+            let first = try await mfa.challenge(email, tenantID: tenant)
+            let second = try await mfa.challenge(email, tenantID: tenant)
+            let code = try mfa.code(secret)
+            async let one = try outcome {
+                try await mfa.finishTOTP(
+                    first.mfaPendingCredential, enrollmentID: enrollmentID, code: code, tenantID: tenant)
+            }
+            async let other = try outcome {
+                try await mfa.finishTOTP(
+                    second.mfaPendingCredential, enrollmentID: enrollmentID, code: code, tenantID: tenant)
+            }
+            let outcomes = try await [one, other]
+            #expect(outcomes.filter { $0 == nil }.count == 1)
+            #expect(outcomes.filter { $0 == .invalidCode }.count == 1)
+            // The refused sign-in's credential was not consumed: a later code finishes it.
+            let loser = outcomes[0] == nil ? second : first
+            _ = try await mfa.finishTOTP(
+                loser.mfaPendingCredential, enrollmentID: enrollmentID, code: try mfa.code(secret, steps: 1),
+                tenantID: tenant)
+        }
+    }
+
+    /// nil when `body` succeeds, else the reason it was refused with (other errors are thrown).
+    private func outcome(_ body: () async throws -> TokenResult) async throws -> AuthReason? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as AuthError {
+            return error.reason
+        }
+    }
+
     @Test func theSecondFactorIsNamedInTheTokenAndMovesLastLoginAt() async throws {
         try await MFAHarness.run { mfa in
             let tenant = try await mfa.tenant(mfa: MFAHarness.totp(1))
