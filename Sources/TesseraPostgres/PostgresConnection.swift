@@ -88,10 +88,12 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func startAttempt() {
         // The string first, expanded; the settings after it override its own: the host of this attempt, then the
-        // session options.
+        // session options: the string's own, then the driver's, which win where both set one (the statement
+        // timeout the answer deadline counts on, and the time zone and date style the decoders read).
         let narrowing = hosts.attempts[attempt]
         let keywords = ["dbname"] + narrowing.map(\.keyword) + ["options", "fallback_application_name"]
-        let values = [configuration.url] + narrowing.map(\.value) + [configuration.sessionOptions, "tessera"]
+        let options = (hosts.sessionOptions.map { $0 + " " } ?? "") + configuration.sessionOptions
+        let values = [configuration.url] + narrowing.map(\.value) + [options, "tessera"]
         connection = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in PQconnectStartParams(keywordPointers, valuePointers, 1) }
         }

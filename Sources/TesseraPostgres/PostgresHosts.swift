@@ -22,14 +22,17 @@ struct PostgresHosts: Equatable {
     let attempts: [[Setting]]
     /// The string's `connect_timeout`, when it sets a positive one.
     let connectTimeout: Duration?
+    /// The string's own session `options` (`-c name=value …`), which a connection sends before the driver's.
+    let sessionOptions: String?
 
     /// The attempts for `conninfo`, a libpq connection string or URI.
     init(conninfo: String) {
         guard let options = Self.options(conninfo) else {
             // libpq will say what is wrong with it when connecting.
-            (attempts, connectTimeout) = ([[]], nil)
+            (attempts, connectTimeout, sessionOptions) = ([[]], nil, nil)
             return
         }
+        sessionOptions = options["options"].flatMap { $0.isEmpty ? nil : $0 }
         connectTimeout = options["connect_timeout"]
             .flatMap { Int($0.filter { !$0.isWhitespace }) }
             .flatMap { $0 > 0 ? Duration.seconds(max($0, 2)) : nil }

@@ -39,6 +39,21 @@ import Glibc
         }
     }
 
+    @Test func theConnectionStringsOwnOptionsApplyAndTheDriversWin() async throws {
+        // options=-c tessera.probe=on -c statement_timeout=1: its own setting reaches every session; the driver's
+        // statement timeout (5 s here) wins over the string's.
+        try await TestDatabase.withClient(
+            urlParameter: "options=-c%20tessera.probe%3Don%20-c%20statement_timeout%3D1"
+        ) { client, _ in
+            try await client.withPool { pool in
+                let result = try await pool.query(
+                    "SELECT current_setting('tessera.probe'), current_setting('statement_timeout')", [])
+                #expect(try result[0].decode(String.self, at: 0) == "on")
+                #expect(try result[0].decode(String.self, at: 1) == "5s")
+            }
+        }
+    }
+
     @Test func aThousandConcurrentQueriesSpreadOverTheLoops() async throws {
         try await TestDatabase.withClient(loops: 2, connectionsPerLoop: 2) { client, group in
             try await withThrowingTaskGroup(of: (Int, Int?).self) { tasks in

@@ -22,11 +22,13 @@ enum TestDatabase {
     /// Runs `body` with a started client over a fresh group; shuts both down afterwards.
     static func withClient<T>(
         loops: Int = 2, connectionsPerLoop: Int = 2, statementTimeout: Duration = .seconds(5),
-        applicationName: String? = nil, _ body: (PostgresClient, EventLoopGroup) async throws -> T
+        applicationName: String? = nil, urlParameter: String? = nil,
+        _ body: (PostgresClient, EventLoopGroup) async throws -> T
     ) async throws -> T {
         let group = try EventLoopGroup(loopCount: loops)
         var target = try url()
         if let applicationName { target += (target.contains("?") ? "&" : "?") + "application_name=\(applicationName)" }
+        if let urlParameter { target += (target.contains("?") ? "&" : "?") + urlParameter }
         let configuration = PostgresConfiguration(
             url: target, connectionsPerLoop: connectionsPerLoop, statementTimeout: statementTimeout,
             initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(200))
