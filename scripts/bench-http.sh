@@ -18,6 +18,7 @@
 #   BENCH_SECONDS       wrk duration per measurement (default 10)
 #   BENCH_WARMUP        seconds of unmeasured load before each measurement (default 1; 0 = none)
 #   BENCH_THREADS, BENCH_CONNECTIONS, BENCH_LOOPS   wrk -t, wrk -c, server loops (2, 64, 2)
+#   BENCH_TESSERA          a tessera binary to measure instead of building one (as in scripts/bench-oauth.sh)
 #   BENCH_CEILING_ONLY=1  measure only the ceiling (no Swift build, no database)
 #   SWIFT, SCRATCH      the swift command and its scratch path (default swift, .build)
 #   TESSERA_BENCH_DATABASE_URL  the database (default: the durable benchmark cluster's `tessera`)
@@ -111,10 +112,7 @@ say "compiling the ceiling server from $shared/bench/uvhello.c"
 cc -O2 -o "$bench_build/uvhello" "$shared/bench/uvhello.c" -luv -lpthread
 
 if ((!ceiling_only)); then
-    say "building tessera (release) in $scratch"
-    "$swift" build -c release --product tessera --scratch-path "$scratch"
-    bin=$scratch/release/tessera
-    [[ -x $bin ]] || die "the release build left no binary at $bin"
+    bin=$(tessera_release_binary "$swift" "$scratch")
     require_dev_keys
     [[ -n ${TESSERA_BENCH_DATABASE_URL:-} ]] || start_bench_cluster
 fi
