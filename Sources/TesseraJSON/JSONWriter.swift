@@ -56,6 +56,12 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Appends a value another writer wrote (its ``bytes``), so that a value written once can go into many
+    /// documents; the caller promises a value is expected at this point of the document.
+    public mutating func writeWritten(_ value: [UInt8]) {
+        bytes.append(contentsOf: value)
+    }
+
     /// Appends an integer in decimal.
     public mutating func writeInteger(_ number: Int64) {
         if number < 0 { bytes.append(ASCII.minus) }

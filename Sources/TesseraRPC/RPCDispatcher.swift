@@ -15,6 +15,8 @@ public struct RPCDispatcher: Sendable {
     public static let defaultMaxBatchSize = 100
 
     private let methods: [String: RPCMethod]
+    /// `rpc.discover`'s document, written once: every answer to it splices these bytes in.
+    private let discoverDocument: [UInt8]
     private let authenticator: RPCAuthenticator?
     private let observer: (@Sendable (RPCCallRecord) -> Void)?
     private let maxBatchSize: Int
@@ -38,6 +40,9 @@ public struct RPCDispatcher: Sendable {
             name: describeOnly.name, summary: describeOnly.summary, params: RPCNoParams.self, result: JSONValue.self,
             handler: { _, _ in document }
         )
+        var written = JSONWriter()
+        written.write(document)
+        discoverDocument = written.bytes
         var methods: [String: RPCMethod] = [:]
         for method in table.methods + [discover] {
             methods[method.name] = method
@@ -178,7 +183,8 @@ public struct RPCDispatcher: Sendable {
             report(recordedName, nil, start: start)
         }
         guard let id = request.id else { return nil }
-        return RPCReply(id: id, outcome: outcome)
+        let isDiscovery = recordedName == "rpc.discover"
+        return RPCReply(id: id, outcome: outcome, writtenResult: isDiscovery ? discoverDocument : nil)
     }
 
     /// The context a method runs with: the authenticator's answer, except for `rpc.discover`, which is open.

@@ -4,4 +4,7 @@ import TesseraJSON
 struct RPCReply {
     var id: JSONValue
     var outcome: Result<JSONValue, RPCError>
+    /// The result already written as JSON, when the dispatcher keeps it so (`rpc.discover`'s document, which
+    /// never changes): written as it is instead of writing the result again.
+    var writtenResult: [UInt8]? = nil
 }

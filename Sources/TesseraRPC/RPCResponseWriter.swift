@@ -18,7 +18,7 @@ struct RPCResponseWriter {
         switch reply.outcome {
         case .success(let result):
             json.writeRaw(#","result":"#)
-            json.write(result)
+            if let written = reply.writtenResult { json.writeWritten(written) } else { json.write(result) }
             json.writeRaw("}")
         case .failure(let error):
             json.writeRaw(#","error":{"code":"#)

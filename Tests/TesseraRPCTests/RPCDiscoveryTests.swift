@@ -59,3 +59,23 @@ import Testing
     #expect(table.methodNames == ["a.b"])
     #expect(table.title == "T")
 }
+
+@Test func discoverAnswersTheSameDocumentInABatchAndRefusesParams() async throws {
+    let dispatcher = makeDispatcher()
+    let alone = try #require(try await call(dispatcher, request("rpc.discover"))?["result"])
+    let batch = try #require(
+        try await call(
+            dispatcher,
+            "["
+                + [
+                    request(id: "1", "rpc.discover"), request(id: #""two""#, "test.ping"),
+                    request(id: #""x""#, "rpc.discover"), request(id: "4", "rpc.discover", params: #"{"a":1}"#),
+                ]
+                .joined(separator: ",") + "]"
+        )?.arrayValue)
+    #expect(batch.count == 4)
+    #expect(batch[0]["id"] == 1 && batch[0]["result"] == alone)
+    #expect(batch[1]["id"] == "two" && batch[1]["result"] != nil)
+    #expect(batch[2]["id"] == "x" && batch[2]["result"] == alone)
+    #expect(batch[3]["id"] == 4 && batch[3]["result"] == nil && batch[3]["error"]?["code"] == -32602)
+}
