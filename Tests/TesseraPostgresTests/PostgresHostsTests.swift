@@ -89,7 +89,9 @@ import Glibc
         try await client.start(timeout: .seconds(5))
         let took = clock.now - start
         #expect(took >= .milliseconds(250), "the silent host was tried first, for its time limit")
-        #expect(took < .seconds(2), "one time limit on the silent host, then the next host")
+        // Staying on the silent host would fail start's 5 s; the bound leaves room for a busy shared machine (2.2 s
+        // seen while other builds ran).
+        #expect(took < .seconds(4), "one time limit on the silent host, then the next host")
         let answer = try await client.withPool { try await $0.query("SELECT 41 + 1") }
         #expect(try answer[0].decode(Int.self, at: 0) == 42)
         await client.shutdown()
