@@ -3,32 +3,6 @@ public import TesseraCore
 public import TesseraPostgres
 
 extension MultiFactorRouter {
-    /// `accounts.signUp`: a new password user, signed in; under `MANDATORY` its tokens ask it to enrol.
-    /// `clientAddress` (after trusted proxies) counts against the per-client password limit.
-    public func signUp(
-        email: String, password: String, displayName: String?, tenantID: String?, clientAddress: String? = nil
-    ) async throws
-        -> TokenResult
-    {
-        let registry = try await factors()
-        return try await accounts.signUp(
-            email: email, password: password, displayName: displayName, tenantID: tenantID,
-            clientAddress: clientAddress, enrollmentRequired: { Self.enrollmentRequired($0, registry) })
-    }
-
-    /// `accounts.signInWithPassword`: tokens, or an MFA challenge when the user has a usable enrolment.
-    /// `clientAddress` (after trusted proxies) counts against the per-client password limit.
-    public func signInWithPassword(
-        email: String, password: String, tenantID: String?, clientAddress: String? = nil
-    ) async throws -> SignInOutcome {
-        try await database.withPool { pool in
-            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            let user = try await self.accounts.checkPassword(
-                pool, email: email, password: password, tenantID: tenantID, clientAddress: clientAddress)
-            return try await self.completeFirstFactor(pool, user: user, provider: "password", config: config)
-        }
-    }
-
     /// What follows a passed first factor (API §4 rules 4 and 5): with at least one enrolment of an enabled factor,
     /// a challenge listing exactly those enrolments (masked) and a pending credential; otherwise tokens, which ask
     /// for an enrolment under `MANDATORY`. `lastLoginAt` moves only when tokens are issued.
@@ -79,6 +53,13 @@ extension MultiFactorRouter {
         try await EnrollmentStore.isMultiFactorPhoneNumber(db, phoneNumber, enrolledAs: factor, tenantID: tenantID)
     }
 
+    /// The user's enrolments whose factor `config` enables among the factors offered now, each with its factor.
+    func usableEnrollments(
+        _ pool: PostgresPool, userID: String, config: EffectiveConfig
+    ) async throws -> [(Enrollment, any Factor)] {
+        try await usableEnrollments(pool, userID: userID, config: config, registry: try await directory.registry(pool))
+    }
+
     /// The user's enrolments whose factor `config` enables, each with its factor (API §4 rule 4).
     private func usableEnrollments(
         _ pool: PostgresPool, userID: String, config: EffectiveConfig, registry: FactorRegistry
@@ -87,24 +68,6 @@ extension MultiFactorRouter {
         guard config.mfa.state != .disabled else { return [] }
         return try await EnrollmentStore.all(pool, keyRing: keyRing, userID: userID).compactMap { stored in
             registry.usableFactor(of: stored.enrollment, under: config.mfa).map { (stored.enrollment, $0) }
-        }
-    }
-
-    /// `accounts.lookup`: the signed-in user, listing the enrolments of enabled factors only (the others are
-    /// hidden until their factor is enabled again, API §4 rule 4).
-    public func lookup(idToken: String, tenantID: String?) async throws -> User {
-        try await database.withPool { pool in
-            let config = try await self.configs.forUserMethod(pool, tenantID: tenantID)
-            let (_, user) = try await self.tokens.verify(
-                pool, idToken: idToken, tenantID: tenantID, acceptingEnrollmentRequired: true)
-            let stored = try await EnrollmentStore.all(pool, keyRing: self.keyRing, userID: user.userID)
-            let registry = try await self.directory.registry(pool)
-            let visible = stored.compactMap { stored in
-                registry.usableFactor(of: stored.enrollment, under: config.mfa).map {
-                    self.view(stored.enrollment, of: $0, masked: false)
-                }
-            }
-            return user.publicView(mfaInfo: visible)
         }
     }
 

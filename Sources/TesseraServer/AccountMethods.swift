@@ -68,12 +68,12 @@ enum AccountMethods {
     }
 
     /// Registers the methods on `table`.
-    static func register(_ accounts: Accounts, router: MultiFactorRouter, into table: inout RPCMethodTable) {
+    static func register(_ accounts: Accounts, signIn: FirstFactorSignIn, into table: inout RPCMethodTable) {
         table.register(
             "accounts.signUp", summary: "Creates a password account and signs it in.", params: SignUpParams.self,
             result: TokenResult.self, hashesPassword: true
         ) { params, context in
-            try await router.signUp(
+            try await signIn.signUp(
                 email: params.email, password: params.password, displayName: params.displayName,
                 tenantID: params.tenantId, clientAddress: context.clientAddress)
         }
@@ -81,7 +81,7 @@ enum AccountMethods {
             "accounts.signInWithPassword", summary: "Signs in with e-mail and password; may answer an MFA challenge.",
             params: SignInParams.self, result: SignInOutcome.self, hashesPassword: true
         ) { params, context in
-            try await router.signInWithPassword(
+            try await signIn.signInWithPassword(
                 email: params.email, password: params.password, tenantID: params.tenantId,
                 clientAddress: context.clientAddress)
         }
@@ -129,7 +129,7 @@ enum AccountMethods {
             "accounts.lookup", summary: "Returns the signed-in user.", params: IDTokenParams.self,
             result: LookupResult.self
         ) { params, _ in
-            LookupResult(user: try await router.lookup(idToken: params.idToken, tenantID: params.tenantId))
+            LookupResult(user: try await signIn.lookup(idToken: params.idToken, tenantID: params.tenantId))
         }
         table.register(
             "accounts.delete", summary: "Deletes the signed-in user.", params: IDTokenParams.self,

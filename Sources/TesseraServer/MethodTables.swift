@@ -12,7 +12,7 @@ enum PublicMethods {
         _ services: CoreServices, router: MultiFactorRouter, phoneSignIn: PhoneSignIn
     ) -> RPCMethodTable {
         var table = RPCMethodTable(title: "Tessera public API", version: "1")
-        AccountMethods.register(services.accounts, router: router, into: &table)
+        AccountMethods.register(services.accounts, signIn: FirstFactorSignIn(router: router), into: &table)
         PhoneSignInMethods.register(phoneSignIn, into: &table)
         MultiFactorMethods.register(router, into: &table)
         return table

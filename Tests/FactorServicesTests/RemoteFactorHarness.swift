@@ -19,6 +19,8 @@ import Testing
 struct RemoteFactorHarness {
     let core: CoreHarness
     let router: MultiFactorRouter
+    /// The password first factor over ``router``.
+    var firstFactor: FirstFactorSignIn { FirstFactorSignIn(router: router) }
     let admin: FactorServicesAdmin
     let directory: FactorDirectory
     let health: FactorServiceHealth
@@ -112,11 +114,11 @@ struct RemoteFactorHarness {
     /// A verified password user of `tenantID`, freshly signed in.
     func user(tenantID: String) async throws -> (email: String, idToken: String) {
         let email = CoreHarness.email("fs")
-        let signedUp = try await router.signUp(
+        let signedUp = try await firstFactor.signUp(
             email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
         guard
-            case .tokens(let tokens) = try await router.signInWithPassword(
+            case .tokens(let tokens) = try await firstFactor.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "a fresh user was challenged") }
         return (email, tokens.idToken)
@@ -143,7 +145,7 @@ struct RemoteFactorHarness {
     /// A pending credential of a password sign-in that must pass a second factor.
     func challenge(_ email: String, tenantID: String) async throws -> String {
         guard
-            case .challenge(let challenge) = try await router.signInWithPassword(
+            case .challenge(let challenge) = try await firstFactor.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected an MFA challenge") }
         return challenge.mfaPendingCredential

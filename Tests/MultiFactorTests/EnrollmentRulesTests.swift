@@ -22,7 +22,7 @@ import Testing
 
             let tenant = try await mfa.tenant(mfa: MFAHarness.totp())
             let email = CoreHarness.email("unverified")
-            let unverified = try await mfa.router.signUp(
+            let unverified = try await mfa.firstFactor.signUp(
                 email: email, password: MFAHarness.password, displayName: nil, tenantID: tenant)
             #expect(
                 try await reason { _ = try await mfa.startTOTP(unverified.idToken, tenantID: tenant) }
@@ -165,7 +165,7 @@ import Testing
             let user = try await mfa.verifiedUser(tenantID: tenant)
             #expect(user.tokens.mfaEnrollmentRequired == true)
             #expect(try claimsOf(user.tokens.idToken)["mfa_enrollment_required"] == true)
-            _ = try await mfa.router.lookup(idToken: user.tokens.idToken, tenantID: tenant)
+            _ = try await mfa.firstFactor.lookup(idToken: user.tokens.idToken, tenantID: tenant)
             #expect(
                 try await reason {
                     try await mfa.core.services.accounts.delete(idToken: user.tokens.idToken, tenantID: tenant)
@@ -186,7 +186,7 @@ import Testing
             let totpOnly = MultiFactorRouter(
                 services: mfa.core.services, registry: FactorRegistry([TOTPFactor()]), logger: Logger(label: "test"))
             let nothingToEnrol = try await mfa.tenant(mfa: ["state": "MANDATORY"])
-            let signedUp = try await totpOnly.signUp(
+            let signedUp = try await FirstFactorSignIn(router: totpOnly).signUp(
                 email: CoreHarness.email(), password: MFAHarness.password, displayName: nil, tenantID: nothingToEnrol)
             #expect(signedUp.mfaEnrollmentRequired == nil)
         }
@@ -201,7 +201,7 @@ import Testing
 
             try await mfa.setTenant(tenant, json: ["displayName": "MFA Test", "mfaConfig": ["state": "DISABLED"]])
             let direct = try await mfa.tokens(user.email, tenantID: tenant)
-            #expect(try await mfa.router.lookup(idToken: direct.idToken, tenantID: tenant).mfaInfo.isEmpty)
+            #expect(try await mfa.firstFactor.lookup(idToken: direct.idToken, tenantID: tenant).mfaInfo.isEmpty)
 
             try await mfa.setTenant(tenant, json: ["displayName": "MFA Test", "mfaConfig": MFAHarness.totp()])
             let restored = try await mfa.challenge(user.email, tenantID: tenant)

@@ -15,6 +15,8 @@ import Testing
 struct MFAHarness {
     let core: CoreHarness
     let router: MultiFactorRouter
+    /// The password first factor over ``router``.
+    var firstFactor: FirstFactorSignIn { FirstFactorSignIn(router: router) }
     let metrics: MetricsRegistry
 
     static let password = "correct horse battery"
@@ -72,7 +74,7 @@ struct MFAHarness {
     /// A password user of `tenantID` with a verified address; returns its id and a fresh sign-in's tokens.
     func verifiedUser(tenantID: String?) async throws -> (email: String, tokens: TokenResult) {
         let email = CoreHarness.email("mfa")
-        let signedUp = try await router.signUp(
+        let signedUp = try await firstFactor.signUp(
             email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
         return (email, try await tokens(email, tenantID: tenantID))
@@ -88,7 +90,7 @@ struct MFAHarness {
 
     /// Signs in with the harness password.
     func signIn(_ email: String, tenantID: String?) async throws -> SignInOutcome {
-        try await router.signInWithPassword(email: email, password: Self.password, tenantID: tenantID)
+        try await firstFactor.signInWithPassword(email: email, password: Self.password, tenantID: tenantID)
     }
 
     /// A started TOTP enrolment.

@@ -74,7 +74,7 @@ import Testing
 
     /// What the owner sees of the set.
     static func remaining(_ mfa: MFAHarness, _ idToken: String, tenantID: String) async throws -> Int? {
-        let user = try await mfa.router.lookup(idToken: idToken, tenantID: tenantID)
+        let user = try await mfa.firstFactor.lookup(idToken: idToken, tenantID: tenantID)
         let set = user.mfaInfo.first { $0.factorID == "recovery" }
         return set?.factorInfo["recoveryCodeInfo"]?.objectValue?["remaining"]?.intValue
     }

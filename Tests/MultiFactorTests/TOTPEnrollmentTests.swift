@@ -46,7 +46,7 @@ import Testing
             }
             #expect(!contains(sealed, try Base32.decode(key)))
             #expect(try await secretOf(mfa, enrollmentID) == (try Base32.decode(key)))
-            let lookedUp = try await mfa.router.lookup(idToken: enrolled.idToken, tenantID: tenant)
+            let lookedUp = try await mfa.firstFactor.lookup(idToken: enrolled.idToken, tenantID: tenant)
             #expect(lookedUp.mfaInfo.map(\.factorInfo) == [["totpInfo": [:]]])
             #expect(lookedUp.mfaInfo.first?.displayName == "phone app")
         }

@@ -33,7 +33,7 @@ import Testing
                 try await mfa.core.sql(
                     "SELECT 1 FROM mfa_enrollments WHERE enrollment_id = $1 AND sealed_state IS NOT NULL",
                     [enrollmentID]) == 1)
-            let lookedUp = try await mfa.router.lookup(idToken: enrolled.idToken, tenantID: tenant)
+            let lookedUp = try await mfa.firstFactor.lookup(idToken: enrolled.idToken, tenantID: tenant)
             #expect(lookedUp.mfaInfo.first?.factorInfo == ["echoInfo": "desk"])
 
             let challenge = try await mfa.challenge(user.email, tenantID: tenant)

@@ -22,7 +22,7 @@ struct SMSFactorTests {
             let enrolled = try await phone.finalizeEnrollment(
                 tokens.idToken, sessionInfo: session, code: try phone.lastCode(to: number), tenantID: tenant)
             let enrollmentID = try #require(enrolled.mfaEnrollmentId)
-            let owner = try await phone.router.lookup(idToken: enrolled.idToken, tenantID: tenant)
+            let owner = try await phone.firstFactor.lookup(idToken: enrolled.idToken, tenantID: tenant)
             #expect(owner.mfaInfo.first?.factorInfo["phoneInfo"] == .string(number))
             #expect(owner.mfaInfo.first?.displayName == "work phone")
 
@@ -156,7 +156,7 @@ struct SMSFactorTests {
             let laterCode = try phone.lastCode(to: later)
             phone.clock.advance(by: 301)
             guard
-                case .tokens(let fresh) = try await phone.router.signInWithPassword(
+                case .tokens(let fresh) = try await phone.firstFactor.signInWithPassword(
                     email: laterEmail, password: PhoneHarness.password, tenantID: tenant)
             else { throw Unexpected(description: "expected tokens") }
             #expect(

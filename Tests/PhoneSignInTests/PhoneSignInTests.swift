@@ -34,7 +34,7 @@ struct PhoneSignInTests {
             let again = try await phone.phoneSignIn(number, tenantID: tenant)
             #expect(again.isNewUser == false)
             #expect(again.localId == first.localId)
-            let user = try await phone.router.lookup(idToken: again.idToken, tenantID: tenant)
+            let user = try await phone.firstFactor.lookup(idToken: again.idToken, tenantID: tenant)
             #expect(user.providers == ["phone"])
             #expect(user.phoneNumber == number)
             #expect(user.lastLoginAt != nil)
@@ -51,7 +51,7 @@ struct PhoneSignInTests {
             let signedIn = try await phone.phoneSignIn(number, tenantID: tenant)
             #expect(signedIn.localId == tokens.localId)
             #expect(signedIn.isNewUser == false)
-            let user = try await phone.router.lookup(idToken: signedIn.idToken, tenantID: tenant)
+            let user = try await phone.firstFactor.lookup(idToken: signedIn.idToken, tenantID: tenant)
             #expect(user.providers == ["password", "phone"])
             #expect(user.email == email)
         }

@@ -26,6 +26,8 @@ public struct PhoneHarness: Sendable {
     public let sms: RecordingSMSSender
     /// A router offering the SMS factor only (in-process, or as a factor service).
     public let router: MultiFactorRouter
+    /// The password first factor over ``router``.
+    public var firstFactor: FirstFactorSignIn { FirstFactorSignIn(router: router) }
     /// Phone sign-in over `router`.
     public let phoneSignIn: PhoneSignIn
 
@@ -160,11 +162,11 @@ public struct PhoneHarness: Sendable {
     /// A password user of `tenantID` with a verified address, and the tokens of a fresh sign-in.
     public func verifiedUser(tenantID: String?) async throws -> (email: String, tokens: TokenResult) {
         let email = CoreHarness.email("phone")
-        let signedUp = try await router.signUp(
+        let signedUp = try await firstFactor.signUp(
             email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
         guard
-            case .tokens(let tokens) = try await router.signInWithPassword(
+            case .tokens(let tokens) = try await firstFactor.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected tokens") }
         return (email, tokens)
@@ -205,7 +207,7 @@ public struct PhoneHarness: Sendable {
     /// The challenge of a password sign-in that must ask for a second factor.
     public func challenge(_ email: String, tenantID: String?) async throws -> MFAChallenge {
         guard
-            case .challenge(let challenge) = try await router.signInWithPassword(
+            case .challenge(let challenge) = try await firstFactor.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected an MFA challenge") }
         return challenge

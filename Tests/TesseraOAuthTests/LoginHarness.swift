@@ -21,6 +21,8 @@ struct LoginHarness {
     let core: CoreHarness
     let sms: LoginSMSSender
     let router: MultiFactorRouter
+    /// The password first factor over ``router``.
+    var firstFactor: FirstFactorSignIn { FirstFactorSignIn(router: router) }
     let login: OAuthLogin
 
     static let password = "correct horse battery"
@@ -88,7 +90,7 @@ struct LoginHarness {
     /// A password user of `tenantID` with a verified address.
     func user(tenantID: String?) async throws -> (email: String, userID: String) {
         let email = CoreHarness.email("login")
-        let signedUp = try await router.signUp(
+        let signedUp = try await firstFactor.signUp(
             email: email, password: Self.password, displayName: nil, tenantID: tenantID)
         try await core.sql("UPDATE users SET email_verified = true WHERE user_id = $1", [signedUp.localId])
         return (email, signedUp.localId)
@@ -135,7 +137,7 @@ struct LoginHarness {
     /// The tokens of a password sign-in that must not be challenged.
     func signIn(_ email: String, tenantID: String?) async throws -> TokenResult {
         guard
-            case .tokens(let tokens) = try await router.signInWithPassword(
+            case .tokens(let tokens) = try await firstFactor.signInWithPassword(
                 email: email, password: Self.password, tenantID: tenantID)
         else { throw Unexpected(description: "expected tokens") }
         return tokens

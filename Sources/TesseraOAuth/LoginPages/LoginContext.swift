@@ -28,6 +28,8 @@ struct LoginContext: Sendable {
     /// The time now, by the services' clock.
     var now: Date { services.clock.now() }
     var keyRing: KeyRing { services.keyRing }
+    /// The password first factor, which hands a passed sign-in to ``router``.
+    var firstFactor: FirstFactorSignIn { FirstFactorSignIn(router: router) }
 
     /// Runs `body` with the pool of the calling loop; a failure that is not handled there is logged (without
     /// secrets) and shown as the "try again later" page.

@@ -26,7 +26,7 @@ struct PasswordStep: Sendable {
         }
         let outcome: SignInOutcome
         do {
-            outcome = try await context.router.signInWithPassword(
+            outcome = try await context.firstFactor.signInWithPassword(
                 email: email, password: password, tenantID: opened.flow.request.tenantID, clientAddress: client)
         } catch let error as AuthError {
             guard error.reason != .projectDisabled else {
