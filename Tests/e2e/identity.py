@@ -8,10 +8,21 @@ import json
 import os
 import secrets
 import subprocess
+import time
 
 import pytest
 
 _ids = itertools.count(1)
+
+# Admin methods whose change each server keeps in a cache until the change notice reaches it (docs/operations.md,
+# "What each server caches, and how fresh it is"): the configuration, the OAuth clients and the signing keys.
+_CACHED_CHANGES = {"tenants.create", "tenants.update", "tenants.delete", "projects.updateConfig",
+                   "oauthClients.create", "oauthClients.update", "oauthClients.delete", "oauthClients.rotateSecret",
+                   "keys.rotate"}
+# Through a load balancer (make fleet-test), the request after such a change may reach another server before its
+# notice does, which the contract allows: a change applies on every server when its notice arrives. The fleet test
+# sets TESSERA_E2E_CHANGE_SETTLE to the seconds to wait after each such change (notices take milliseconds).
+_CHANGE_SETTLE = float(os.environ.get("TESSERA_E2E_CHANGE_SETTLE", "0"))
 
 
 class RPCFailure(Exception):
@@ -37,6 +48,8 @@ def call(listener, method: str, params: dict | None = None, *, headers: dict | N
     body = response.json()
     if "error" in body:
         raise RPCFailure(body["error"])
+    if _CHANGE_SETTLE and method in _CACHED_CHANGES:
+        time.sleep(_CHANGE_SETTLE)
     return body["result"]
 
 
