@@ -56,6 +56,53 @@ public enum AttemptLedger {
             "UPDATE \(table) SET attempts = attempts - 1 WHERE handle_hash = $1 AND attempts > 0", [hash])
     }
 
+    /// The attempts one code at sign-in takes, in one statement: one of the pending credential whose hash is
+    /// `credential`, then one of the start step's session (`session`, when the factor has one), then one at
+    /// `enrollmentID`, each only when the ones before it were taken. `TOO_MANY_ATTEMPTS_TRY_LATER` names the first
+    /// that was refused (a spent credential or session, a locked or blocked enrolment); the attempts taken before it
+    /// stay taken, as a refused code's do. Returns whether this attempt locked the enrolment, for
+    /// ``giveBack(_:enrollmentID:locked:)``.
+    static func takeForSignIn(
+        _ db: some SQLRunner, credential: (hash: [UInt8], expiresAt: Date), session: (hash: [UInt8], expiresAt: Date)?,
+        enrollmentID: String, now: Date
+    ) async throws -> Bool {
+        let taken = try await db.query(
+            """
+            WITH credential AS (
+                UPDATE mfa_pending_credentials SET attempts = attempts + 1
+                WHERE handle_hash = $1 AND attempts < $3 RETURNING 1
+            ), session AS (
+                UPDATE mfa_sessions SET attempts = attempts + 1
+                WHERE handle_hash = $2 AND attempts < $3 AND EXISTS (SELECT FROM credential) RETURNING 1
+            ), enrollment AS (
+                UPDATE mfa_enrollments SET
+                    failures = failures + 1,
+                    locked_until = CASE WHEN (failures + 1) % $6 = 0
+                        THEN $5::timestamptz + least($7 * power(2, (failures + 1) / $6 - 1), $8) * interval '1 second'
+                        ELSE locked_until END
+                WHERE enrollment_id = $4 AND (locked_until IS NULL OR locked_until <= $5) AND failures < $9
+                    AND EXISTS (SELECT FROM credential) AND ($2::bytea IS NULL OR EXISTS (SELECT FROM session))
+                RETURNING failures % $6 = 0 AS locked
+            )
+            SELECT EXISTS (SELECT FROM credential), EXISTS (SELECT FROM session), (SELECT locked FROM enrollment),
+                e.locked_until, e.failures
+            FROM (VALUES (1)) AS one LEFT JOIN mfa_enrollments e ON e.enrollment_id = $4
+            """,
+            [
+                credential.hash, session?.hash, perHandle, enrollmentID, now, perEnrollment, Int(enrollmentLock),
+                Int(longestEnrollmentLock), enrollmentCeiling,
+            ])
+        let row = taken[0]
+        guard try row.decode(Bool.self, at: 0) else { throw spent(expiresAt: credential.expiresAt, now: now) }
+        if let session, try !row.decode(Bool.self, at: 1) { throw spent(expiresAt: session.expiresAt, now: now) }
+        if let locked = try row.decode(Bool?.self, at: 2) { return locked }
+        // Refused at the enrolment: its lock as the statement found it.
+        if let failures = try row.decode(Int?.self, at: 4) {
+            try checkUnlocked(lockedUntil: try row.decode(Date?.self, at: 3), failures: failures, now: now)
+        }
+        throw locked(until: now, now: now)
+    }
+
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` while an enrolment with `failures` consecutive failures is locked or blocked.
     static func checkUnlocked(lockedUntil: Date?, failures: Int, now: Date) throws(AuthError) {
         guard failures < enrollmentCeiling else { throw blocked }
@@ -63,33 +110,8 @@ public enum AttemptLedger {
         throw locked(until: lockedUntil, now: now)
     }
 
-    /// Counts one attempt at `enrollmentID` (it still goes on to be checked); every tenth in a row locks it, longer
-    /// each time, and the hundredth blocks it. `TOO_MANY_ATTEMPTS_TRY_LATER` when it is locked or blocked. Returns
-    /// whether this attempt locked it, for ``giveBack(_:enrollmentID:locked:)``.
-    @discardableResult
-    static func take(_ db: some SQLRunner, enrollmentID: String, now: Date) async throws -> Bool {
-        let taken = try await db.query(
-            """
-            UPDATE mfa_enrollments SET
-                failures = failures + 1,
-                locked_until = CASE WHEN (failures + 1) % $3 = 0
-                    THEN $2::timestamptz + least($4 * power(2, (failures + 1) / $3 - 1), $5) * interval '1 second'
-                    ELSE locked_until END
-            WHERE enrollment_id = $1 AND (locked_until IS NULL OR locked_until <= $2) AND failures < $6
-            RETURNING failures % $3 = 0
-            """,
-            [enrollmentID, now, perEnrollment, Int(enrollmentLock), Int(longestEnrollmentLock), enrollmentCeiling])
-        if let row = taken.rows.first { return try row.decode(Bool.self, at: 0) }
-        let lock = try await db.query(
-            "SELECT locked_until, failures FROM mfa_enrollments WHERE enrollment_id = $1", [enrollmentID])
-        guard let row = lock.rows.first else { throw locked(until: now, now: now) }
-        try checkUnlocked(
-            lockedUntil: try row.decode(Date?.self, at: 0), failures: try row.decode(Int.self, at: 1), now: now)
-        throw locked(until: now, now: now)
-    }
-
-    /// Gives back an attempt at `enrollmentID` taken by ``take(_:enrollmentID:now:)`` (which said whether it
-    /// `locked` the enrolment) when the factor could not answer.
+    /// Gives back an attempt at `enrollmentID` taken by ``takeForSignIn(_:credential:session:enrollmentID:now:)``
+    /// (which said whether it `locked` the enrolment) when the factor could not answer.
     static func giveBack(_ db: some SQLRunner, enrollmentID: String, locked: Bool) async throws {
         try await db.query(
             """

@@ -92,21 +92,22 @@ enum EnrollmentStore {
         }
     }
 
-    /// Records a sign-in with a right code at enrolment `enrollmentID`, in one statement for `db`'s transaction:
-    /// consumes the pending credential whose hash is `credentialHash`, moves the enrolment's replay mark forward by a
-    /// compare-and-swap (a verdict's mark not above the stored one is a replay), stores the verdict's new state and
-    /// the new `publicInfo` (when given), and clears the consecutive failures of every enrolment of the user (a right
-    /// second factor proves the user, whichever enrolment counted them). `INVALID_MFA_PENDING_CREDENTIAL` when the
-    /// credential was used meanwhile, `INVALID_CODE` for a replay: the caller's transaction then rolls back, so a
-    /// refused code consumes nothing.
+    /// The statement that records a sign-in with a right code at enrolment `enrollmentID`, for the pipeline that
+    /// issues the sign-in's tokens (one implicit transaction): it consumes the pending credential whose hash is
+    /// `credentialHash`, moves the enrolment's replay mark forward by a compare-and-swap (a verdict's mark not above
+    /// the stored one is a replay), stores the verdict's new state and the new `publicInfo` (when given), and clears
+    /// the consecutive failures of every enrolment of the user (a right second factor proves the user, whichever
+    /// enrolment counted them). When the credential was used meanwhile, or the code is a replay, the statement fails
+    /// (``refusal(_:)`` names why), so the pipeline's transaction rolls back: a refused code consumes nothing and
+    /// issues nothing.
     static func recordSignIn(
-        _ db: some SQLRunner, keyRing: KeyRing, _ verdict: SignInVerdict, enrollmentID: String,
-        credentialHash: [UInt8], publicInfo: JSONObject?
-    ) async throws {
+        keyRing: KeyRing, _ verdict: SignInVerdict, enrollmentID: String, credentialHash: [UInt8],
+        publicInfo: JSONObject?
+    ) throws -> PostgresQuery {
         let sealed = try verdict.state.flatMap { state in
             state.isEmpty ? nil : try keyRing.seal(state, associatedData: Array(enrollmentID.utf8))
         }
-        let result = try await db.query(
+        return PostgresQuery(
             """
             WITH consumed AS (
                 DELETE FROM mfa_pending_credentials WHERE handle_hash = $1 RETURNING 1
@@ -122,19 +123,33 @@ enum EnrollmentStore {
                 WHERE user_id = (SELECT user_id FROM recorded) AND enrollment_id <> $2
                     AND (failures > 0 OR locked_until IS NOT NULL)
             )
-            SELECT EXISTS (SELECT 1 FROM consumed), EXISTS (SELECT 1 FROM recorded)
+            SELECT CASE
+                WHEN NOT EXISTS (SELECT 1 FROM consumed) THEN mfa_refuse('\(Self.usedCredential)')
+                WHEN NOT EXISTS (SELECT 1 FROM recorded) THEN mfa_refuse('\(Self.replayedCode)')
+                ELSE true END
             """,
             [
                 credentialHash, enrollmentID, verdict.replayMark, verdict.state != nil, sealed,
                 publicInfo.map { JSONValue.object($0).description },
             ])
-        guard try result[0].decode(Bool.self, at: 0) else {
-            throw AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
-        }
-        guard try result[0].decode(Bool.self, at: 1) else {
-            throw AuthError(.invalidCode, "The verification code is not valid.")
+    }
+
+    /// Why ``recordSignIn(keyRing:_:enrollmentID:credentialHash:publicInfo:)`` refused, as the caller answers it:
+    /// `INVALID_MFA_PENDING_CREDENTIAL` or `INVALID_CODE`; nil for any other error.
+    static func refusal(_ error: PostgresError) -> AuthError? {
+        guard error.sqlState == MultiFactorMigrations.refusalState else { return nil }
+        switch error.message {
+        case usedCredential:
+            return AuthError(.invalidMFAPendingCredential, "The pending credential is invalid or has been used.")
+        case replayedCode:
+            return AuthError(.invalidCode, "The verification code is not valid.")
+        default:
+            return nil
         }
     }
+
+    private static let usedCredential = "pending credential used"
+    private static let replayedCode = "code replayed"
 
     /// Whether `phoneNumber` belongs to a multi-factor user of `tenantID`: an account of the tenant with that number
     /// and at least one enrolment, or an account of the tenant with an enrolment of `factor` whose unique key is the

@@ -9,7 +9,8 @@ public import TesseraPostgres
 /// - on `mfa_enrollments`, the consecutive failures and the lock of each enrolment (API §4 rule 7);
 /// - (version 2) on `mfa_enrollments`, what factors keep no longer in tables of their own: the masked public info,
 ///   the factor's state sealed under the master key (bound to the enrolment id), the replay mark of the last code
-///   accepted, and a key unique per user and factor (`SECOND_FACTOR_EXISTS`).
+///   accepted, and a key unique per user and factor (`SECOND_FACTOR_EXISTS`);
+/// - (version 5) `mfa_refuse`, by which a statement in a pipeline refuses.
 public enum MultiFactorMigrations {
     /// The migrations of module `multifactor`, in order.
     public static let all: [Migration] = [
@@ -17,7 +18,22 @@ public enum MultiFactorMigrations {
         Migration(module: "multifactor", version: 2, name: "factor_state", sql: factorState),
         Migration(module: "multifactor", version: 3, name: "revocation_ends_pending", sql: revocationEndsPending),
         Migration(module: "multifactor", version: 4, name: "retention_indexes", sql: retentionIndexes),
+        Migration(module: "multifactor", version: 5, name: "refusals", sql: refusals),
     ]
+
+    /// The SQLSTATE of `mfa_refuse` (class `TM`, which PostgreSQL leaves free).
+    static let refusalState = "TM001"
+
+    /// `mfa_refuse(reason)` fails the statement that calls it with SQLSTATE ``refusalState`` and `reason` as its
+    /// message, so that a statement sent in a pipeline can refuse, and the pipeline's transaction then rolls back
+    /// (`EnrollmentStore.recordSignIn`).
+    private static let refusals = """
+        CREATE FUNCTION mfa_refuse(reason text) RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION USING ERRCODE = '\(refusalState)', MESSAGE = reason;
+        END
+        $$;
+        """
 
     /// When the router's short-lived rows go: a pending credential or a factor session past its expiry can no
     /// longer be used (docs/operations.md).

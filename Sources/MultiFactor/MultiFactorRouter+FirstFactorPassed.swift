@@ -71,12 +71,17 @@ extension MultiFactorRouter {
         }
     }
 
-    /// Records a completed sign-in (`lastLoginAt`) and issues its tokens, in one round trip and one transaction.
-    func signIn(_ pool: PostgresPool, user: UserRecord, session: SignInSession, now: Date) async throws -> TokenResult {
+    /// Records a completed sign-in (`lastLoginAt`) and issues its tokens, in one round trip and one transaction;
+    /// the statements of `leading` run first in that transaction (the second factor's record), and a failure of any
+    /// of them rolls it all back.
+    func signIn(
+        _ pool: PostgresPool, user: UserRecord, session: SignInSession, now: Date, leading: [PostgresQuery] = []
+    ) async throws -> TokenResult {
         var user = user
         user.lastLoginAt = now
         return try await tokens.issue(
             pool, session: session, user: user,
-            leading: [PostgresQuery("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])])
+            leading: leading
+                + [PostgresQuery("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])])
     }
 }

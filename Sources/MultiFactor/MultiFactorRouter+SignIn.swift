@@ -39,10 +39,11 @@ extension MultiFactorRouter {
     }
 
     /// `mfaSignIn.finalize`: takes an attempt of the pending credential, of the start step's session (when the
-    /// factor has one) and of the enrolment, lets the factor check the code (outside any transaction; the attempts
-    /// are given back when the factor cannot answer), then, in one transaction, consumes the credential and records
-    /// the verdict's replay mark by a compare-and-swap. Success clears the enrolment's failures, moves `lastLoginAt`
-    /// and issues tokens that name the second factor (API §4 rules 6 to 8).
+    /// factor has one) and of the enrolment (one statement), lets the factor check the code (outside any transaction;
+    /// the attempts are given back when the factor cannot answer), then, in one pipeline and one transaction,
+    /// consumes the credential, records the verdict's replay mark by a compare-and-swap, clears the enrolment's
+    /// failures, moves `lastLoginAt` and issues tokens that name the second factor (API §4 rules 6 to 8); a replay
+    /// or a credential used meanwhile rolls it all back.
     public func finalizeSignIn(_ request: SignInFinalizeRequest) async throws -> TokenResult {
         try await recorded(request.factor, "sign_in_finalize", tenantID: request.tenantID) {
             try await database.withPool { pool in
@@ -54,14 +55,9 @@ extension MultiFactorRouter {
                 let session = try await self.signInSession(
                     pool, factor: factor, info: request.info, credential: credential, enrollmentID: enrollment.id,
                     now: now)
-                try await AttemptLedger.take(
-                    pool, table: "mfa_pending_credentials", hash: credential.hash, expiresAt: credential.expiresAt,
-                    now: now)
-                if let session {
-                    try await AttemptLedger.take(
-                        pool, table: "mfa_sessions", hash: session.hash, expiresAt: session.expiresAt, now: now)
-                }
-                let locked = try await AttemptLedger.take(pool, enrollmentID: enrollment.id, now: now)
+                let locked = try await AttemptLedger.takeForSignIn(
+                    pool, credential: (credential.hash, credential.expiresAt),
+                    session: session.map { ($0.hash, $0.expiresAt) }, enrollmentID: enrollment.id, now: now)
                 let verdict = try await self.givingBackWhenUnavailable {
                     try await AttemptLedger.giveBack(pool, table: "mfa_pending_credentials", hash: credential.hash)
                     if let session { try await AttemptLedger.giveBack(pool, table: "mfa_sessions", hash: session.hash) }
@@ -79,39 +75,43 @@ extension MultiFactorRouter {
                     let shown = factor.publicInfo(of: moved, masked: false)
                     return shown == enrollment.publicInfo ? nil : shown
                 }
-                try await pool.transaction { transaction in
-                    try await EnrollmentStore.recordSignIn(
-                        transaction, keyRing: self.keyRing, verdict, enrollmentID: enrollment.id,
-                        credentialHash: credential.hash, publicInfo: shown)
-                    if factor.descriptor.isBackup {
-                        try await Self.auditBackupUse(
-                            transaction, factor: factor, enrollment: enrollment, verdict: verdict, user: user, now: now)
-                    }
+                var record = [
+                    try EnrollmentStore.recordSignIn(
+                        keyRing: self.keyRing, verdict, enrollmentID: enrollment.id, credentialHash: credential.hash,
+                        publicInfo: shown)
+                ]
+                if factor.descriptor.isBackup {
+                    record.append(
+                        try Self.backupUse(
+                            factor: factor, enrollment: enrollment, verdict: verdict, user: user, now: now))
                 }
                 let signIn = SignInSession(
                     userID: user.userID, tenantID: user.tenantID, authTime: credential.authTime,
                     provider: credential.provider, secondFactor: factor.descriptor.id.rawValue,
                     secondFactorID: enrollment.id)
-                return try await self.signIn(pool, user: user, session: signIn, now: now)
+                do {
+                    return try await self.signIn(pool, user: user, session: signIn, now: now, leading: record)
+                } catch let error as PostgresError {
+                    throw EnrollmentStore.refusal(error) ?? error
+                }
             }
         }
     }
 
-    /// Writes a sign-in with a backup factor (a recovery code) to the audit log in `db`'s transaction, as the
-    /// user's own act: actor `user:<localId>`, method `mfaSignIn.finalize`, target
+    /// The audit entry of a sign-in with a backup factor (a recovery code), for the pipeline that records it: the
+    /// user's own act, actor `user:<localId>`, method `mfaSignIn.finalize`, target
     /// `users/<localId>/mfaEnrollments/<id>`, and after it what the owner now sees of the enrolment (the codes left).
-    static func auditBackupUse(
-        _ db: some SQLRunner, factor: any Factor, enrollment: Enrollment, verdict: SignInVerdict, user: UserRecord,
-        now: Date
-    ) async throws {
+    static func backupUse(
+        factor: any Factor, enrollment: Enrollment, verdict: SignInVerdict, user: UserRecord, now: Date
+    ) throws -> PostgresQuery {
         var used = enrollment
         if let state = verdict.state { used.state = state }
         let actor = AuditLog.Actor(
             principal: AdminPrincipal(
                 keyID: "user:" + user.userID, scope: user.tenantID.map { .tenant($0) } ?? .project),
             method: "mfaSignIn.finalize")
-        try await AuditLog.record(
-            db, actor: actor, target: "users/\(user.userID)/mfaEnrollments/\(enrollment.id)", tenantID: user.tenantID,
+        return try AuditLog.entry(
+            actor: actor, target: "users/\(user.userID)/mfaEnrollments/\(enrollment.id)", tenantID: user.tenantID,
             before: nil,
             after: [
                 "factorId": .string(factor.descriptor.id.rawValue),

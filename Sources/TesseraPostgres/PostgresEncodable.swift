@@ -6,6 +6,11 @@ public protocol PostgresEncodable: Sendable {
     var postgresBind: PostgresBind { get }
 }
 
+extension PostgresBind: PostgresEncodable {
+    /// A parameter already encoded (one of a ``PostgresQuery``'s binds, run on its own) is sent as it is.
+    public var postgresBind: PostgresBind { self }
+}
+
 extension String: PostgresEncodable {
     public var postgresBind: PostgresBind { PostgresBind(type: PostgresType.text, format: 0, bytes: Array(utf8)) }
 }

@@ -15,6 +15,7 @@ import Testing
                 "core/0004_retention_indexes", "core/0005_grants_without_parent_locks",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "multifactor/0003_revocation_ends_pending", "multifactor/0004_retention_indexes",
+                "multifactor/0005_refusals",
                 "totp/0001_secrets", "totp/0002_state_to_router",
                 "phone/0001_phone_factor", "phone/0002_numbers_to_router",
                 "factorservices/0001_registrations",

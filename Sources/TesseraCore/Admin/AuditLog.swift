@@ -2,7 +2,7 @@ public import FoundationEssentials
 import TesseraCrypto
 public import TesseraHTTP
 public import TesseraJSON
-import TesseraPostgres
+public import TesseraPostgres
 
 /// The audit trail of admin changes (API §5): who (admin key id), what (method and target), when, and the
 /// target before → after, with secrets redacted. Events are written in the same transaction as the change, so
@@ -51,7 +51,16 @@ public enum AuditLog {
         _ db: some SQLRunner, actor: Actor, target: String, tenantID: String?, before: JSONValue?,
         after: JSONValue?, now: Date
     ) async throws {
-        try await db.query(
+        let entry = try entry(actor: actor, target: target, tenantID: tenantID, before: before, after: after, now: now)
+        try await db.query(entry.sql, entry.binds)
+    }
+
+    /// The statement that ``record(_:actor:target:tenantID:before:after:now:)`` runs, for a caller that sends it in
+    /// a pipeline with the change it records (one implicit transaction).
+    public static func entry(
+        actor: Actor, target: String, tenantID: String?, before: JSONValue?, after: JSONValue?, now: Date
+    ) throws -> PostgresQuery {
+        PostgresQuery(
             """
             INSERT INTO audit_events (event_id, tenant_id, actor_key_id, method, target, occurred_at, before, after,
                 request_id)
