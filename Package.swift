@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "TesseraTestSupport",
             dependencies: [
-                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraCrypto", "TesseraJSON",
+                "TesseraCore", "TesseraPostgres", "TesseraLoop", "TesseraCrypto", "TesseraJSON", "MultiFactor",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TesseraTestSupport",

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TesseraCore
+public import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
@@ -12,6 +12,21 @@ struct LockableEnrollment {
     let failures: Int
 }
 
+/// The users' enrolments as the admin API of the core shows and removes them (``UserEnrollments``): the one view of
+/// `mfa_enrollments` outside this module, whose SQL stays in ``EnrollmentStore``.
+public struct StoredEnrollments: UserEnrollments {
+    /// The view.
+    public init() {}
+
+    public func list(_ db: any SQLRunner, userID: String) async throws -> [MFAEnrollment] {
+        try await EnrollmentStore.stored(db, userID: userID)
+    }
+
+    public func remove(_ db: any SQLRunner, userID: String, keeping kept: [String]) async throws -> Int {
+        try await EnrollmentStore.remove(db, userID: userID, keeping: kept)
+    }
+}
+
 /// The router's queries on `mfa_enrollments`. Every query names the owner, so one user's enrolment is never
 /// reached through another's credential. The factor's state is sealed under the master key, bound to the
 /// enrolment id, and opened only here.
@@ -20,6 +35,31 @@ enum EnrollmentStore {
     static func all(_ db: some SQLRunner, keyRing: KeyRing, userID: String) async throws -> [LockableEnrollment] {
         let result = try await db.query(all(userIDFrom: "$1"), [userID])
         return try enrollments(result, keyRing: keyRing, userID: userID)
+    }
+
+    /// The enrolments of `userID`, oldest first, as their owner and an administrator see them: the public info their
+    /// factor stored, unmasked, whether or not their factor is offered now.
+    static func stored(_ db: some SQLRunner, userID: String) async throws -> [MFAEnrollment] {
+        let result = try await db.query(
+            """
+            SELECT enrollment_id, display_name, enrolled_at, public_info::text FROM mfa_enrollments
+            WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
+            """, [userID])
+        return try result.rows.map { row in
+            MFAEnrollment(
+                mfaEnrollmentId: try row.decode(String.self, at: 0),
+                displayName: try row.decode(String?.self, at: 1),
+                enrolledAt: RFC3339.string(from: try row.decode(Date.self, at: 2)),
+                factorInfo: try object(row.decode(String.self, at: 3)) ?? JSONObject())
+        }
+    }
+
+    /// Deletes the enrolments of `userID` whose ids are not in `kept`; returns how many went.
+    static func remove(_ db: some SQLRunner, userID: String, keeping kept: [String]) async throws -> Int {
+        let removed = try await db.query(
+            "DELETE FROM mfa_enrollments WHERE user_id = $1 AND NOT (enrollment_id = ANY($2::text[]))",
+            [userID, "{" + kept.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
+        return removed.affectedRows
     }
 
     /// The statement selecting the enrolments of the user whose id the SQL expression `userID` yields (a parameter,

@@ -22,11 +22,12 @@ public struct CoreServices: Sendable {
     public let configAdmin: ConfigAdmin
     public let usersAdmin: UsersAdmin
 
-    /// Builds the services. `keyRing` seals secrets at rest; `hasher` sets the scrypt cost; `hashing` bounds the
-    /// scrypt jobs of the whole server; a client address may check or set `passwordsPerClientMinute` passwords a
-    /// minute.
+    /// Builds the services. `keyRing` seals secrets at rest; `enrollments` is the multi-factor module's view of the
+    /// users' enrolments; `hasher` sets the scrypt cost; `hashing` bounds the scrypt jobs of the whole server; a
+    /// client address may check or set `passwordsPerClientMinute` passwords a minute.
     public init(
         database: PostgresClient, issuer: String, keyRing: KeyRing, email: any EmailSender,
+        enrollments: any UserEnrollments,
         clock: any WallClock = SystemWallClock(), hasher: PasswordHasher = PasswordHasher(),
         changes: ChangeFeed = ChangeFeed(), hashing: PasswordHashingQueue = .forThreadPool(),
         passwordsPerClientMinute: Int = 600
@@ -46,7 +47,9 @@ public struct CoreServices: Sendable {
             hashing: hashing, passwordsPerClientMinute: passwordsPerClientMinute)
         adminKeys = AdminKeys(database: database, clock: clock)
         configAdmin = ConfigAdmin(database: database, configs: configs, clock: clock)
-        usersAdmin = UsersAdmin(database: database, configs: configs, clock: clock, hasher: hasher, hashing: hashing)
+        usersAdmin = UsersAdmin(
+            database: database, configs: configs, clock: clock, enrollments: enrollments, hasher: hasher,
+            hashing: hashing)
     }
 
     /// Start-up work that needs the database: listening for change notices, the first signing key, and the bootstrap

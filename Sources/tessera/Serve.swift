@@ -2,6 +2,7 @@ import ArgumentParser
 import FactorServices
 import FoundationEssentials
 import Logging
+import MultiFactor
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
@@ -126,7 +127,7 @@ struct Serve: AsyncParsableCommand {
             ?? LogSMSSender(logger: logger, revealsCodes: masterKey == nil)
         let services = try CoreServices(
             database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
-            email: CountingEmailSender(wrapping: email, registry: metrics),
+            email: CountingEmailSender(wrapping: email, registry: metrics), enrollments: StoredEnrollments(),
             passwordsPerClientMinute: configuration.maxPasswordAttemptsPerClient)
         let factorServiceClient = try HTTPClient(
             group: group,

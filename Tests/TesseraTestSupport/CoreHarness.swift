@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import MultiFactor
 import Synchronization
 public import TesseraCore
 public import TesseraCrypto
@@ -54,7 +55,7 @@ public struct CoreHarness: Sendable {
         }
         let services = try CoreServices(
             database: database, issuer: issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey), email: mail,
-            clock: clock, hasher: cheapHasher)
+            enrollments: StoredEnrollments(), clock: clock, hasher: cheapHasher)
         try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test"))
         let harness = CoreHarness(services: services, clock: clock, mail: mail, database: database)
         do {
@@ -85,7 +86,8 @@ public struct CoreHarness: Sendable {
             }
             let services = try CoreServices(
                 database: database, issuer: Self.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
-                email: mail, clock: clock, hasher: Self.cheapHasher, changes: ChangeFeed(staleness: staleness))
+                email: mail, enrollments: StoredEnrollments(), clock: clock, hasher: Self.cheapHasher,
+                changes: ChangeFeed(staleness: staleness))
             try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test-second-server"))
             let value = try await body(services)
             await database.shutdown()

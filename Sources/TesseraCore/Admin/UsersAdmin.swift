@@ -16,15 +16,17 @@ public final class UsersAdmin: Sendable {
     let configs: ConfigStore
     let clock: any WallClock
     let passwords: PasswordPolicy
+    let enrollments: any UserEnrollments
 
-    /// The users admin over `database`.
+    /// The users admin over `database`, showing and removing users' enrolments through `enrollments`.
     public init(
-        database: PostgresClient, configs: ConfigStore, clock: any WallClock, hasher: PasswordHasher = PasswordHasher(),
-        hashing: PasswordHashingQueue = .forThreadPool()
+        database: PostgresClient, configs: ConfigStore, clock: any WallClock, enrollments: any UserEnrollments,
+        hasher: PasswordHasher = PasswordHasher(), hashing: PasswordHashingQueue = .forThreadPool()
     ) {
         self.database = database
         self.configs = configs
         self.clock = clock
+        self.enrollments = enrollments
         passwords = PasswordPolicy(hasher: hasher, queue: hashing)
     }
 
@@ -58,7 +60,7 @@ public final class UsersAdmin: Sendable {
         return try await database.withPool { pool in
             try await self.configs.requireTenant(pool, tenantID)
             let user = try await Self.find(pool, lookup, tenantID: tenantID)
-            return try await UserStore.publicView(pool, user)
+            return try await self.publicView(pool, user)
         }
     }
 
@@ -77,7 +79,7 @@ public final class UsersAdmin: Sendable {
                 """, [UserStore.key(tenantID), after, size + 1])
             var users: [User] = []
             for row in result.rows.prefix(size) {
-                users.append(try await UserStore.publicView(pool, try UserRecord(row: row)))
+                users.append(try await self.publicView(pool, try UserRecord(row: row)))
             }
             let next = result.rowCount > size ? users.last.map { PageCursor(time: nil, id: $0.localId).encoded } : nil
             return Page(users: users, nextPageToken: next)
@@ -97,7 +99,7 @@ public final class UsersAdmin: Sendable {
             try await pool.transaction { transaction in
                 try await self.configs.requireTenant(transaction, tenantID)
                 var user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
-                let before = try await UserStore.publicView(transaction, user)
+                let before = try await self.publicView(transaction, user)
                 try self.apply(changes, to: &user, passwordHash: passwordHash)
                 try await UserStore.update(transaction, user)
                 var revokes = changes.password != nil || changes.disabled == true
@@ -106,13 +108,11 @@ public final class UsersAdmin: Sendable {
                     if let unknown = kept.first(where: { !existing.contains($0) }) {
                         throw AuthError(.mfaEnrollmentNotFound, "The user has no enrolment \(unknown).")
                     }
-                    let removed = try await transaction.query(
-                        "DELETE FROM mfa_enrollments WHERE user_id = $1 AND NOT (enrollment_id = ANY($2::text[]))",
-                        [user.userID, "{" + kept.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
-                    revokes = revokes || removed.affectedRows > 0
+                    let removed = try await self.enrollments.remove(transaction, userID: user.userID, keeping: kept)
+                    revokes = revokes || removed > 0
                 }
                 if revokes { try await UserStore.revokeTokens(transaction, userID: user.userID, now: now) }
-                let after = try await UserStore.publicView(transaction, user)
+                let after = try await self.publicView(transaction, user)
                 try await AuditLog.record(
                     transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
                     before: Self.auditView(before, passwordSet: false),
@@ -130,7 +130,7 @@ public final class UsersAdmin: Sendable {
             try await pool.transaction { transaction in
                 try await self.configs.requireTenant(transaction, tenantID)
                 let user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
-                let before = try await UserStore.publicView(transaction, user)
+                let before = try await self.publicView(transaction, user)
                 try await transaction.query("DELETE FROM users WHERE user_id = $1", [user.userID])
                 try await AuditLog.record(
                     transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
@@ -156,6 +156,11 @@ public final class UsersAdmin: Sendable {
     }
 
     /// The scrypt hash of the new password, checked first (`WEAK_PASSWORD`); nil when there is none.
+    /// `user` as the API shows it, with its enrolments.
+    private func publicView(_ db: some SQLRunner, _ user: UserRecord) async throws -> User {
+        user.publicView(mfaInfo: try await enrollments.list(db, userID: user.userID))
+    }
+
     private func newPasswordHash(_ changes: UserChanges) async throws -> String? {
         guard let password = changes.password else { return nil }
         try PasswordPolicy.check(password)

@@ -114,27 +114,6 @@ public enum UserStore {
         try await TokenFamilies.revokeAll(db, userID: userID, now: now)
     }
 
-    /// The user's enrolments, oldest first, as their owner sees them (the `public_info` their factor stored).
-    public static func enrollments(_ db: some SQLRunner, userID: String) async throws -> [MFAEnrollment] {
-        let result = try await db.query(
-            """
-            SELECT enrollment_id, display_name, enrolled_at, public_info::text FROM mfa_enrollments
-            WHERE user_id = $1 ORDER BY enrolled_at, enrollment_id
-            """, [userID])
-        return try result.rows.map { row in
-            MFAEnrollment(
-                mfaEnrollmentId: try row.decode(String.self, at: 0),
-                displayName: try row.decode(String?.self, at: 1),
-                enrolledAt: RFC3339.string(from: try row.decode(Date.self, at: 2)),
-                factorInfo: try ConfigStore.object(try row.decode(String.self, at: 3)))
-        }
-    }
-
-    /// `user` as the API shows it, with its enrolments.
-    static func publicView(_ db: some SQLRunner, _ user: UserRecord) async throws -> User {
-        user.publicView(mfaInfo: try await enrollments(db, userID: user.userID))
-    }
-
     /// `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` for a unique violation of the user's address; `error` otherwise.
     static func conflict(_ error: PostgresError) -> any Error {
         if error.violates("users_email_per_tenant") {
