@@ -13,8 +13,6 @@ final class PendingRequest {
     }
 
     let steps: [Step]
-    /// When the request went out; the connection's watchdog compares it with the answer deadline.
-    let sentAt = ContinuousClock.now
     private var results: [OpaquePointer] = []
     private let continuation: CheckedContinuation<[PostgresResult], any Error>
 

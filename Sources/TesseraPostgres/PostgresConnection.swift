@@ -12,36 +12,20 @@ import Glibc
 /// Requests are pipelined: many may be on the wire at once, each ended by its own sync, and their results
 /// come back in order. The socket is watched for reading always and for writing only while `PQflush` has
 /// output left. When the connection breaks, every request on it fails at once with ``PostgresError/Kind/unavailable``
-/// and the connection reconnects by itself, with exponential backoff.
+/// and the connection reconnects by itself, with exponential backoff. What to do when is decided by a
+/// ``PostgresConnectionStateMachine``; this class makes the libpq and libuv calls and performs its actions.
 final class PostgresConnection: @unchecked Sendable {
     /// Where the connection is in its life.
-    enum Phase: Equatable {
-        /// Not connected; a reconnect may be scheduled.
-        case disconnected
-        /// `PQconnectPoll` is in progress.
-        case connecting
-        /// Connected in pipeline mode and accepting requests.
-        case ready
-        /// Closed for good.
-        case closed
-    }
+    typealias Phase = PostgresConnectionStateMachine<PendingRequest>.Phase
 
     let loop: EventLoop
     private let configuration: PostgresConfiguration
     /// The hosts of the connection string, tried one at a time.
     private let hosts: PostgresHosts
-    /// The attempt in progress while connecting (an index into `hosts.attempts`).
-    private var attempt = 0
-    /// Why each earlier attempt of this connect failed.
-    private var attemptFailures: [String] = []
+    /// Every decision: the phase, reconnects, the watchdog, the requests in flight and the prepared statements.
+    private var machine: PostgresConnectionStateMachine<PendingRequest>
     /// When the server last answered on this connection (or the connection was made).
     private(set) var lastHeard = ContinuousClock.now
-    /// When the request the server left unanswered past the deadline was sent, when that is why the connection was
-    /// dropped; the pool then drops its idle connections that have heard nothing since (``PostgresPool``).
-    private(set) var unansweredSince: ContinuousClock.Instant?
-    private(set) var phase = Phase.disconnected
-    /// Why the last connection attempt or connection failed.
-    private(set) var lastError = "not connected yet"
     /// Called after every phase change; the pool tracks readiness and waiters with it.
     var onPhaseChange: ((PostgresConnection) -> Void)?
     /// Called with the payload of every `NOTIFY` the connection receives for a channel it listens on.
@@ -49,28 +33,69 @@ final class PostgresConnection: @unchecked Sendable {
 
     private var connection: OpaquePointer?
     private var poll: SocketPoll?
+    /// Ends a connection attempt that takes too long, or waits out the backoff before a reconnect.
     private var timer: LoopTimer?
     /// Checks, while the connection is ready, that the oldest request has not waited past its deadline.
     private var watchdog: LoopTimer?
-    private var inFlight: [PendingRequest] = []
-    private var inFlightHead = 0
-    private var preparedNames: [String: String] = [:]
-    private var nextStatementNumber = 0
-    private var failedAttempts = 0
     private var outputPending = false
 
     init(loop: EventLoop, configuration: PostgresConfiguration) {
         self.loop = loop
         self.configuration = configuration
         hosts = PostgresHosts(conninfo: configuration.url)
+        machine = PostgresConnectionStateMachine(configuration: configuration, attemptCount: hosts.attempts.count)
     }
 
+    /// Where the connection is in its life.
+    var phase: Phase { machine.phase }
+    /// Why the last connection attempt or connection failed.
+    var lastError: String { machine.lastError }
+    /// When the request the server left unanswered past the deadline was sent, when that is why the connection was
+    /// dropped; the pool then drops its idle connections that have heard nothing since (``PostgresPool``).
+    var unansweredSince: ContinuousClock.Instant? { machine.unansweredSince }
     /// Requests sent and not yet answered.
-    var pendingCount: Int { inFlight.count - inFlightHead }
-
+    var pendingCount: Int { machine.inFlightCount }
     /// Whether the connection has never been ready and its last attempt failed.
-    var hasFailedSinceStart: Bool { phase == .disconnected && failedAttempts > 0 && !everReady }
-    private var everReady = false
+    var hasFailedSinceStart: Bool { machine.hasFailedSinceStart }
+
+    /// Does what the state machine decided.
+    private func perform(_ action: PostgresConnectionStateMachine<PendingRequest>.Action) {
+        switch action {
+        case .none:
+            break
+        case .connect:
+            onPhaseChange?(self)
+            // Whoever was told may have closed the connection meanwhile.
+            guard phase == .connecting else { return }
+            startAttempt(0)
+        case .tryNextHost(let attempt):
+            closeHandles()
+            startAttempt(attempt)
+        case .becomeReady(let watchdogAfter):
+            lastHeard = .now
+            watchIO()
+            watchdog = LoopTimer(loop: loop)
+            armWatchdog(after: watchdogAfter)
+            onPhaseChange?(self)
+        case .armWatchdog(let delay):
+            armWatchdog(after: delay)
+        case .disconnect(let failing, let message, let delay):
+            closeHandles()
+            fail(failing, message)
+            let timer = LoopTimer(loop: loop)
+            timer.start(after: delay) { [self] in
+                self.timer?.close()
+                self.timer = nil
+                connect()
+            }
+            self.timer = timer
+            onPhaseChange?(self)
+        case .close(let failing, let message):
+            closeHandles()
+            fail(failing, message)
+            onPhaseChange?(self)
+        }
+    }
 
     // MARK: Connecting
 
@@ -78,15 +103,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// string are tried one after the other, each within its own time limit (``PostgresHosts``).
     func connect() {
         loop.preconditionInEventLoop()
-        guard phase == .disconnected else { return }
-        unansweredSince = nil
-        setPhase(.connecting)
-        attempt = 0
-        attemptFailures = []
-        startAttempt()
+        perform(machine.connectRequested())
     }
 
-    private func startAttempt() {
+    private func startAttempt(_ attempt: Int) {
         // The string first, expanded; the settings after it override its own: the host of this attempt, then the
         // session options: the string's own, then the driver's, which win where both set one (the statement
         // timeout the answer deadline counts on, and the time zone and date style the decoders read).
@@ -98,7 +118,7 @@ final class PostgresConnection: @unchecked Sendable {
             withCStrings(values) { valuePointers in PQconnectStartParams(keywordPointers, valuePointers, 1) }
         }
         guard let connection, PQstatus(connection) != CONNECTION_BAD else {
-            return attemptFailed(connectionMessage() ?? "cannot start a connection (out of memory?)")
+            return perform(machine.attemptFailed(connectionMessage() ?? "cannot start a connection (out of memory?)"))
         }
         // Server notices (NOTICE, WARNING) would go to stderr unformatted; they carry nothing a request needs.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
@@ -106,72 +126,34 @@ final class PostgresConnection: @unchecked Sendable {
         let timer = LoopTimer(loop: loop)
         timer.start(after: limit) { [self] in
             let host = narrowing.first { $0.keyword == "host" || $0.keyword == "hostaddr" }.map { " to \($0.value)" }
-            attemptFailed("connecting\(host ?? "") took longer than \(limit)")
+            perform(machine.attemptFailed("connecting\(host ?? "") took longer than \(limit)"))
         }
         self.timer = timer
         continueConnecting(PGRES_POLLING_WRITING)
-    }
-
-    /// Ends the current attempt; tries the next host, or, after the last, gives up until the next reconnect.
-    private func attemptFailed(_ message: String) {
-        guard phase == .connecting else { return }
-        attemptFailures.append(message)
-        guard attempt + 1 < hosts.attempts.count else {
-            return lose(attemptFailures.joined(separator: "; "))
-        }
-        timer?.close()
-        timer = nil
-        poll?.close()
-        poll = nil
-        if let connection { PQfinish(connection) }
-        connection = nil
-        attempt += 1
-        startAttempt()
     }
 
     private func continueConnecting(_ status: PostgresPollingStatusType) {
         guard phase == .connecting, let connection else { return }
         switch status {
         case PGRES_POLLING_OK:
-            established(connection)
+            timer?.close()
+            timer = nil
+            guard PQsetnonblocking(connection, 1) == 0, PQenterPipelineMode(connection) == 1 else {
+                return perform(machine.connectionLost(connectionMessage() ?? "cannot enter pipeline mode"))
+            }
+            perform(machine.established())
         case PGRES_POLLING_READING, PGRES_POLLING_WRITING:
             let events: SocketPoll.Events = status == PGRES_POLLING_READING ? .readable : .writable
             watchSocket(events) { [self] in continueConnecting(PQconnectPoll(connection)) }
         default:
-            attemptFailed(connectionMessage() ?? "connection failed")
+            perform(machine.attemptFailed(connectionMessage() ?? "connection failed"))
         }
     }
 
-    private func established(_ connection: OpaquePointer) {
-        timer?.close()
-        timer = nil
-        guard PQsetnonblocking(connection, 1) == 0, PQenterPipelineMode(connection) == 1 else {
-            return lose(connectionMessage() ?? "cannot enter pipeline mode")
-        }
-        failedAttempts = 0
-        everReady = true
-        lastHeard = .now
-        setPhase(.ready)
-        watchIO()
-        let watchdog = LoopTimer(loop: loop)
-        self.watchdog = watchdog
-        armWatchdog()
-    }
-
-    /// Drops the connection when its oldest request has waited longer than the answer deadline: the
-    /// server stopped answering without closing the socket, and `statement_timeout` cannot help then.
-    private func armWatchdog() {
-        let period = min(configuration.answerDeadline / 4, .seconds(1))
-        watchdog?.start(after: period) { [self] in
-            guard phase == .ready else { return }
-            if inFlightHead < inFlight.count,
-                ContinuousClock.now - inFlight[inFlightHead].sentAt > configuration.answerDeadline
-            {
-                unansweredSince = inFlight[inFlightHead].sentAt
-                return lose("the database did not answer within \(configuration.answerDeadline)")
-            }
-            armWatchdog()
-        }
+    /// Checks after `delay` that the oldest request has not waited longer than the answer deadline (the state machine
+    /// decides, and drops the connection when it has).
+    private func armWatchdog(after delay: Duration) {
+        watchdog?.start(after: delay) { [self] in perform(machine.watchdogFired(now: .now)) }
     }
 
     /// Watches the connection's current socket (libpq may switch sockets while trying several hosts).
@@ -183,13 +165,13 @@ final class PostgresConnection: @unchecked Sendable {
             do {
                 poll = try SocketPoll(loop: loop, descriptor: descriptor)
             } catch {
-                return lose("cannot watch the database socket: \(error)")
+                return perform(machine.connectionLost("cannot watch the database socket: \(error)"))
             }
         }
         poll?.watch(events) { [self] result in
             switch result {
             case .success: onReady()
-            case .failure(let error): lose("database socket failed: \(error)")
+            case .failure(let error): perform(machine.connectionLost("database socket failed: \(error)"))
             }
         }
     }
@@ -217,22 +199,20 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     private func send(_ queries: [PostgresQuery], continuation: CheckedContinuation<[PostgresResult], any Error>) {
-        guard phase == .ready, let connection else {
-            return continuation.resume(throwing: PostgresError(.unavailable, message: lastError))
+        if let reason = machine.unavailableReason {
+            return continuation.resume(throwing: PostgresError(.unavailable, message: reason))
+        }
+        guard let connection else {
+            return continuation.resume(throwing: PostgresError(.unavailable, message: machine.lastError))
         }
         var steps: [PendingRequest.Step] = []
         for query in queries {
-            let name: String
-            if let known = preparedNames[query.sql] {
-                name = known
-            } else {
-                name = "t\(nextStatementNumber)"
-                nextStatementNumber += 1
+            let (name, isNew) = machine.statementName(for: query.sql)
+            if isNew {
                 let types = query.binds.map(\.type)
                 guard PQsendPrepare(connection, name, query.sql, Int32(types.count), types) == 1 else {
                     return abandon(continuation, "sending a statement failed")
                 }
-                preparedNames[query.sql] = name
                 steps.append(.prepare(sql: query.sql))
             }
             guard sendPrepared(connection, name: name, binds: query.binds) else {
@@ -243,7 +223,7 @@ final class PostgresConnection: @unchecked Sendable {
         guard PQpipelineSync(connection) == 1 else {
             return abandon(continuation, "sending a sync failed")
         }
-        inFlight.append(PendingRequest(steps: steps, continuation: continuation))
+        machine.requestQueued(PendingRequest(steps: steps, continuation: continuation), sentAt: .now)
         flush()
     }
 
@@ -252,7 +232,7 @@ final class PostgresConnection: @unchecked Sendable {
     private func abandon(_ continuation: CheckedContinuation<[PostgresResult], any Error>, _ what: String) {
         let message = connectionMessage() ?? what
         continuation.resume(throwing: PostgresError(.unavailable, message: message))
-        lose(message)
+        perform(machine.connectionLost(message))
     }
 
     private func sendPrepared(_ connection: OpaquePointer, name: String, binds: [PostgresBind]) -> Bool {
@@ -286,7 +266,9 @@ final class PostgresConnection: @unchecked Sendable {
         guard phase == .ready, let connection else { return }
         if outputPending { flush() }
         guard phase == .ready else { return }
-        guard PQconsumeInput(connection) == 1 else { return lose(connectionMessage() ?? "connection lost") }
+        guard PQconsumeInput(connection) == 1 else {
+            return perform(machine.connectionLost(connectionMessage() ?? "connection lost"))
+        }
         collectResults(connection)
         deliverNotifications(connection)
     }
@@ -305,7 +287,9 @@ final class PostgresConnection: @unchecked Sendable {
     private func flush() {
         guard let connection else { return }
         let status = PQflush(connection)
-        guard status >= 0 else { return lose(connectionMessage() ?? "write to the database failed") }
+        guard status >= 0 else {
+            return perform(machine.connectionLost(connectionMessage() ?? "write to the database failed"))
+        }
         let stillPending = status == 1
         if stillPending != outputPending {
             outputPending = stillPending
@@ -315,7 +299,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func collectResults(_ connection: OpaquePointer) {
         var emptyInARow = 0
-        while inFlightHead < inFlight.count, PQisBusy(connection) == 0 {
+        while let request = machine.oldestRequest, PQisBusy(connection) == 0 {
             guard let result = PQgetResult(connection) else {
                 emptyInARow += 1
                 if emptyInARow > 1 { break }
@@ -323,15 +307,9 @@ final class PostgresConnection: @unchecked Sendable {
             }
             emptyInARow = 0
             lastHeard = .now
-            let request = inFlight[inFlightHead]
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
                 PQclear(result)
-                inFlightHead += 1
-                if inFlightHead == inFlight.count {
-                    inFlight.removeAll(keepingCapacity: true)
-                    inFlightHead = 0
-                }
-                for sql in request.complete() { preparedNames[sql] = nil }
+                machine.syncReceived(unprepared: request.complete())
             } else {
                 request.record(result)
             }
@@ -344,36 +322,17 @@ final class PostgresConnection: @unchecked Sendable {
     /// answering another connection), as if it broke: it reconnects with backoff.
     func drop(_ reason: String) {
         loop.preconditionInEventLoop()
-        guard phase == .ready else { return }
-        lose(reason)
-    }
-
-    /// Drops the connection: fails every request on it, and schedules a reconnect unless closed.
-    private func lose(_ message: String) {
-        guard phase != .closed else { return }
-        lastError = message
-        tearDown()
-        failedAttempts += 1
-        setPhase(.disconnected)
-        let timer = LoopTimer(loop: loop)
-        timer.start(after: configuration.backoff(attempt: failedAttempts - 1)) { [self] in
-            self.timer?.close()
-            self.timer = nil
-            connect()
-        }
-        self.timer = timer
+        perform(machine.dropRequested(reason))
     }
 
     /// Closes the connection for good; requests still on it fail as unavailable.
     func close() {
         loop.preconditionInEventLoop()
-        guard phase != .closed else { return }
-        lastError = "the database client is shutting down"
-        tearDown()
-        setPhase(.closed)
+        perform(machine.closeRequested())
     }
 
-    private func tearDown() {
+    /// Closes the libpq connection and every handle watching it or timing it.
+    private func closeHandles() {
         timer?.close()
         timer = nil
         watchdog?.close()
@@ -382,17 +341,12 @@ final class PostgresConnection: @unchecked Sendable {
         poll = nil
         if let connection { PQfinish(connection) }
         connection = nil
-        preparedNames = [:]
         outputPending = false
-        let failed = inFlight[inFlightHead...]
-        inFlight = []
-        inFlightHead = 0
-        for request in failed { request.fail(PostgresError(.unavailable, message: lastError)) }
     }
 
-    private func setPhase(_ phase: Phase) {
-        self.phase = phase
-        onPhaseChange?(self)
+    /// Fails `requests` as unavailable because of `message`.
+    private func fail(_ requests: [PendingRequest], _ message: String) {
+        for request in requests { request.fail(PostgresError(.unavailable, message: message)) }
     }
 
     private func connectionMessage() -> String? {
