@@ -16,9 +16,7 @@ struct EnrollmentStep: Sendable {
         _ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm, client: String?
     ) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .chooseEnrollment, opened.flow.credential != nil else {
-            return context.nextPage(opened)
-        }
+        guard opened.flow.credential != nil else { return context.nextPage(opened) }
         let renderer = LoginPageRenderer(context: context)
         guard let factor = try await context.pageFactor(form["factor"]) else {
             return try await renderer.render(pool, opened, errors: .general("Choose a method."), status: .badRequest)
@@ -67,7 +65,7 @@ struct EnrollmentStep: Sendable {
     /// again with what the user typed (a new code to the same number).
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .enrollFactor, let factor = try await context.pageFactor(opened.flow.factor),
+        guard let factor = try await context.pageFactor(opened.flow.factor),
             factor.pages.resend, let challenge = opened.flow.challenge
         else { return context.nextPage(opened) }
         do {
@@ -146,12 +144,12 @@ struct EnrollmentStep: Sendable {
         request.appVerifiedByServer = true
         let started = try await context.router.startEnrollment(request)
         let result = started.result[factor.descriptor.enrollmentResult.name]?.objectValue
-        opened.flow.factor = factor.id
-        opened.flow.step = .enrollFactor
-        opened.flow.challenge = LoginChallenge(
-            sessionInfo: result?["sessionInfo"]?.stringValue, fields: typed.isEmpty ? nil : typed,
-            manualEntryKey: started.display.manualEntryKey, qrCodeSVG: started.display.qrCodeSVG,
-            instructions: started.display.instructions)
-        if factor.pages.resend { opened.flow.smsSentAt = context.now }
+        try opened.flow.startEnrollment(
+            factorID: factor.id,
+            challenge: LoginChallenge(
+                sessionInfo: result?["sessionInfo"]?.stringValue, fields: typed.isEmpty ? nil : typed,
+                manualEntryKey: started.display.manualEntryKey, qrCodeSVG: started.display.qrCodeSVG,
+                instructions: started.display.instructions),
+            sentAt: factor.pages.resend ? context.now : nil)
     }
 }

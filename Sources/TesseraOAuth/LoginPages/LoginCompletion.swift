@@ -15,32 +15,19 @@ struct LoginCompletion: Sendable {
         var opened = opened
         switch outcome {
         case .tokens(let tokens) where tokens.mfaEnrollmentRequired == true:
-            opened.flow.clearChallenge()
-            opened.flow.step = .chooseEnrollment
-            opened.flow.userID = tokens.localId
-            opened.flow.credential = tokens.idToken
-            opened.flow.factors = []
+            try opened.flow.demandEnrollment(userID: tokens.localId, idToken: tokens.idToken)
         case .tokens(let tokens):
             return try await finish(pool, opened, tokens: tokens)
         case .challenge(let challenge):
             let factors = try await context.factors()
             let usable = challenge.mfaInfo.filter { PageFactor($0.factorID, in: factors) != nil }
-            guard let first = usable.first else {
+            guard !usable.isEmpty else {
                 return ErrorPage.response(
                     .badRequest, title: "Sign-in not possible here",
                     message: "Your second factor cannot be used on this page. Sign in with the app instead.")
             }
-            opened.flow.clearChallenge()
-            opened.flow.userID = challenge.localId
-            opened.flow.credential = challenge.mfaPendingCredential
-            opened.flow.factors = usable
-            if usable.count == 1 {
-                opened.flow.step = .secondFactor
-                opened.flow.enrollmentID = first.mfaEnrollmentId
-                opened.flow.factor = first.factorID
-            } else {
-                opened.flow.step = .chooseFactor
-            }
+            try opened.flow.demandSecondFactor(
+                userID: challenge.localId, credential: challenge.mfaPendingCredential, factors: usable)
         }
         guard try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now) else {
             return ErrorPage.flowEnded("This sign-in has ended. Return to the app and start again.")
@@ -56,7 +43,8 @@ struct LoginCompletion: Sendable {
             throw MissingSignInFamily()
         }
         let now = context.now
-        let flow = opened.flow
+        var flow = opened.flow
+        try flow.complete()
         let issued: (code: String, session: String)? = try await pool.transaction { transaction in
             guard try await LoginFlows.complete(transaction, hash: flow.hash, now: now) else { return nil }
             let session: String

@@ -67,8 +67,9 @@ enum LoginFlows {
             completedAt: try row.decode(Date?.self, at: 20))
         // Flows stored by an older server (the retired steps `enroll_totp` and `enroll_phone`, enrolment lists
         // without factor ids) are answered with a restart at the password step rather than read on: a flow lives
-        // at most 10 minutes, so only sign-ins under way during an upgrade meet it.
-        if step == nil || (storedFactors != nil && factors == nil) { flow.restart() }
+        // at most 10 minutes, so only sign-ins under way during an upgrade meet it. A completed flow is not read on
+        // at all.
+        if step == nil || (storedFactors != nil && factors == nil), flow.completedAt == nil { try flow.restart() }
         return flow
     }
 

@@ -1,4 +1,5 @@
-/// Where a login flow stands; the login page shows the form of its step.
+/// Where a login flow stands; the login page shows the form of its step. ``LoginFlowStateMachine`` says which
+/// forms and events each step accepts and where they lead.
 ///
 /// Flows stored under the retired steps `enroll_totp` and `enroll_phone` (before the pages were driven by the
 /// factor registry) are not read on: ``LoginFlows`` restarts them at the password step. A flow lasts at most

@@ -116,32 +116,32 @@ public struct OAuthLogin: Sendable {
             case .refused(let response): return response
             }
             let code = (form["code"] ?? "").trimmingSpaces
-            switch (route, opened.flow.step) {
-            case (.password, _):
+            switch opened.flow.machine.action(for: route) {
+            case .checkPassword:
                 return try await PasswordStep(context: context).submit(pool, opened, form: form, client: client)
-            case (.factor, _):
+            case .chooseFactor:
                 return try await SecondFactorStep(context: context).choose(pool, opened, form: form)
-            case (.code, .secondFactor):
+            case .verifySecondFactor:
                 return try await SecondFactorStep(context: context).verify(pool, opened, code: code)
-            case (.code, .enrollFactor):
+            case .verifyEnrollment:
                 return try await EnrollmentStep(context: context).verify(pool, opened, code: code)
-            case (.code, .phoneCode):
+            case .verifyPhoneCode:
                 return try await PhoneSignInStep(context: context).verify(pool, opened, code: code)
-            case (.resend, .phoneCode):
+            case .resendPhoneCode:
                 return try await PhoneSignInStep(context: context).resend(pool, opened, client: client)
-            case (.phone, _):
+            case .chooseMethod:
                 return try await PhoneSignInStep(context: context).choose(pool, opened, method: form["method"])
-            case (.sendPasswordReset, _):
+            case .sendPasswordReset:
                 return try await PasswordResetPages(context: context).send(opened, form: form, client: client)
-            case (.sendPhoneCode, .phoneNumber):
+            case .sendPhoneCode:
                 return try await PhoneSignInStep(context: context).send(pool, opened, form: form, client: client)
-            case (.resend, .secondFactor):
+            case .resendSignInCode:
                 return try await SecondFactorStep(context: context).resend(pool, opened, client: client)
-            case (.resend, .enrollFactor):
+            case .resendEnrollment:
                 return try await EnrollmentStep(context: context).resend(pool, opened, client: client)
-            case (.enroll, _):
+            case .startEnrollment:
                 return try await EnrollmentStep(context: context).start(pool, opened, form: form, client: client)
-            default:
+            case .showCurrentPage:
                 return context.nextPage(opened)
             }
         }

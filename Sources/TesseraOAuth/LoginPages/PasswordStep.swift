@@ -13,7 +13,6 @@ struct PasswordStep: Sendable {
     func submit(
         _ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm, client: String?
     ) async throws -> HTTPResponse {
-        guard opened.flow.step == .password else { return context.nextPage(opened) }
         let renderer = LoginPageRenderer(context: context)
         let email = (form["email"] ?? "").trimmingSpaces
         let password = form["password"] ?? ""

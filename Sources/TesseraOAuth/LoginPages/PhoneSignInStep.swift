@@ -16,9 +16,7 @@ struct PhoneSignInStep: Sendable {
     /// password. Only before a first factor has passed.
     func choose(_ pool: PostgresPool, _ opened: OpenedFlow, method: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.userID == nil, [.password, .phoneNumber, .phoneCode].contains(opened.flow.step) else {
-            return context.nextPage(opened)
-        }
+        guard opened.flow.userID == nil else { return context.nextPage(opened) }
         switch method {
         case "phone":
             guard try await isOffered(pool, opened) else {
@@ -26,13 +24,12 @@ struct PhoneSignInStep: Sendable {
                     pool, opened, errors: .general("This method is not available. Choose another one."),
                     status: .badRequest)
             }
-            opened.flow.step = .phoneNumber
+            try opened.flow.choosePhoneSignIn()
         case "password":
-            opened.flow.step = .password
+            try opened.flow.choosePassword()
         default:
             return context.nextPage(opened)
         }
-        opened.flow.clearChallenge()
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
     }
@@ -141,8 +138,7 @@ struct PhoneSignInStep: Sendable {
         let sessionInfo = try await phoneSignIn.sendVerificationCode(
             phoneNumber: number, tenantID: opened.flow.request.tenantID, appVerification: nil,
             languageCode: Texts.current.language.rawValue, clientAddress: client, appVerifiedByServer: true)
-        opened.flow.step = .phoneCode
-        opened.flow.challenge = LoginChallenge(sessionInfo: sessionInfo, fields: ["phoneNumber": number])
-        opened.flow.smsSentAt = context.now
+        try opened.flow.awaitPhoneCode(
+            LoginChallenge(sessionInfo: sessionInfo, fields: ["phoneNumber": number]), sentAt: context.now)
     }
 }

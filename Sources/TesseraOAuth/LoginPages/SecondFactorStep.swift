@@ -15,25 +15,18 @@ struct SecondFactorStep: Sendable {
     /// back to the choice.
     func choose(_ pool: PostgresPool, _ opened: OpenedFlow, form: URLEncodedForm) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .chooseFactor || opened.flow.step == .secondFactor else {
-            return context.nextPage(opened)
-        }
         if form["chooseAnother"] != nil {
-            opened.flow.clearChallenge()
-            opened.flow.step = .chooseFactor
+            try opened.flow.chooseAnotherFactor()
         } else {
             guard let id = form["mfaEnrollmentId"],
                 let chosen = opened.flow.factors.first(where: { $0.mfaEnrollmentId == id })
             else {
-                opened.flow.step = .chooseFactor
+                try opened.flow.chooseAnotherFactor()
                 return try await LoginPageRenderer(context: context).render(
                     pool, opened, errors: .field("mfaEnrollmentId", "Choose one of the methods."),
                     status: .badRequest)
             }
-            opened.flow.clearChallenge()
-            opened.flow.step = .secondFactor
-            opened.flow.enrollmentID = chosen.mfaEnrollmentId
-            opened.flow.factor = chosen.factorID
+            try opened.flow.chooseFactor(chosen)
         }
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         return context.nextPage(opened)
@@ -70,7 +63,7 @@ struct SecondFactorStep: Sendable {
     /// `POST /oauth2/login/resend` on the code page of a factor that declares a resend and has a start step.
     func resend(_ pool: PostgresPool, _ opened: OpenedFlow, client: String?) async throws -> HTTPResponse {
         var opened = opened
-        guard opened.flow.step == .secondFactor, let factor = try await context.pageFactor(opened.flow.factor),
+        guard let factor = try await context.pageFactor(opened.flow.factor),
             factor.pages.resend, factor.descriptor.signInStart != nil
         else { return context.nextPage(opened) }
         if let (errors, status) = try await sendCode(pool, &opened, client: client) {
@@ -118,7 +111,7 @@ struct SecondFactorStep: Sendable {
 
     /// Back to the password step, saying why.
     func restart(_ pool: PostgresPool, _ opened: inout OpenedFlow, error: AuthError) async throws -> HTTPResponse {
-        opened.flow.restart()
+        try opened.flow.restart()
         try await LoginFlows.save(pool, keyRing: context.keyRing, opened.flow, now: context.now)
         let message: LocalizedText =
             error.reason == .userDisabled
