@@ -59,8 +59,8 @@ private final class OffloadJob<T: Sendable>: OffloadTask, @unchecked Sendable {
     }
 
     override func complete(status: Int32) {
-        if status < 0 {
-            continuation.resume(throwing: LoopError("uv_queue_work", code: status))
+        if let error = LoopError.failure(status, "uv_queue_work") {
+            continuation.resume(throwing: error)
         } else if let result {
             continuation.resume(with: result)
         } else {

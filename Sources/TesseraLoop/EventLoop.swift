@@ -54,10 +54,11 @@ public final class EventLoop: @unchecked Sendable {
             throw error
         }
         wakeup.initialize(to: uv_async_t())
-        uv_async_init(uvLoop, wakeup) { handle in
+        let status = uv_async_init(uvLoop, wakeup) { handle in
             guard let data = handle?.pointee.data else { return }
             Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().drain()
         }
+        LoopError.require(status, "uv_async_init")
         wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 

@@ -40,8 +40,21 @@ public struct LoopError: Error, CustomStringConvertible, Sendable {
         "\(operation): \(message)"
     }
 
+    /// The one reading of a libuv return code, which every call in this module goes through (``check(_:_:)``,
+    /// ``require(_:_:)``, or this): a `LoopError` naming `operation` when the code is negative, nil when the call
+    /// succeeded.
+    static func failure(_ code: Int32, _ operation: @autoclosure () -> String) -> LoopError? {
+        code < 0 ? LoopError(operation(), code: code) : nil
+    }
+
     /// Throws a `LoopError` when a libuv return code is negative.
     static func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(LoopError) {
-        if code < 0 { throw LoopError(operation(), code: code) }
+        if let error = failure(code, operation()) { throw error }
+    }
+
+    /// Stops the process when a call that fails only on a programming error (an invalid argument, a handle already
+    /// closing) failed: carrying on would leave a timer that never fires or a handle that is never closed.
+    static func require(_ code: Int32, _ operation: @autoclosure () -> String) {
+        if let error = failure(code, operation()) { preconditionFailure("\(error)") }
     }
 }

@@ -16,7 +16,7 @@ public final class LoopTimer {
         self.loop = loop
         handle = .allocate(capacity: 1)
         handle.initialize(to: uv_timer_t())
-        uv_timer_init(loop.uvLoop, handle)
+        LoopError.require(uv_timer_init(loop.uvLoop, handle), "uv_timer_init")
         handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
@@ -27,7 +27,7 @@ public final class LoopTimer {
         // libuv measures from the time cached at the start of the loop iteration; refresh it so that the
         // timer never fires early.
         uv_update_time(loop.uvLoop)
-        uv_timer_start(
+        let status = uv_timer_start(
             handle,
             { handle in
                 guard let data = handle?.pointee.data else { return }
@@ -36,6 +36,7 @@ public final class LoopTimer {
                 timer.fire = nil
                 fire?()
             }, delay.roundedUpMilliseconds, 0)
+        LoopError.require(status, "uv_timer_start")
     }
 
     /// Cancels a pending fire.

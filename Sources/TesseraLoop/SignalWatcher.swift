@@ -13,14 +13,15 @@ public final class SignalWatcher {
         for signal in signals {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             handle.initialize(to: uv_signal_t())
-            uv_signal_init(loop.uvLoop, handle)
+            LoopError.require(uv_signal_init(loop.uvLoop, handle), "uv_signal_init")
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-            uv_signal_start(
+            let status = uv_signal_start(
                 handle,
                 { handle, signal in
                     guard let data = handle?.pointee.data else { return }
                     Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().handler(signal)
                 }, signal)
+            LoopError.require(status, "uv_signal_start \(signal)")
             handles.append(handle)
         }
     }

@@ -32,12 +32,16 @@ enum SocketAddress {
             switch family {
             case AF_INET:
                 return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    guard uv_ip4_name(address, &text, text.count) == 0 else { return nil }
+                    guard LoopError.failure(uv_ip4_name(address, &text, text.count), "ip4_name") == nil else {
+                        return nil
+                    }
                     return "\(decode(text)):\(UInt16(bigEndian: address.pointee.sin_port))"
                 }
             case AF_INET6:
                 return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    guard uv_ip6_name(address, &text, text.count) == 0 else { return nil }
+                    guard LoopError.failure(uv_ip6_name(address, &text, text.count), "ip6_name") == nil else {
+                        return nil
+                    }
                     return "[\(decode(text))]:\(UInt16(bigEndian: address.pointee.sin6_port))"
                 }
             default:

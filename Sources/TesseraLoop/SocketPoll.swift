@@ -25,10 +25,9 @@ public final class SocketPoll {
         self.descriptor = descriptor
         let handle = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
         handle.initialize(to: uv_poll_t())
-        let status = uv_poll_init(loop.uvLoop, handle, descriptor)
-        guard status == 0 else {
+        if let error = LoopError.failure(uv_poll_init(loop.uvLoop, handle, descriptor), "poll socket \(descriptor)") {
             handle.deallocate()
-            throw LoopError("poll socket \(descriptor)", code: status)
+            throw error
         }
         self.handle = handle
         handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -38,15 +37,14 @@ public final class SocketPoll {
     public func watch(_ events: Events, _ callback: @escaping (Result<Events, LoopError>) -> Void) {
         guard !closed else { return }
         self.callback = callback
-        uv_poll_start(handle, events.rawValue) { handle, status, events in
+        let status = uv_poll_start(handle, events.rawValue) { handle, status, events in
             guard let data = handle?.pointee.data else { return }
             let poll = Unmanaged<SocketPoll>.fromOpaque(data).takeUnretainedValue()
-            let result: Result<Events, LoopError> =
-                status < 0
-                ? .failure(LoopError("poll socket \(poll.descriptor)", code: status))
-                : .success(Events(rawValue: events))
-            poll.callback?(result)
+            poll.callback?(
+                LoopError.failure(status, "poll socket \(poll.descriptor)").map { .failure($0) }
+                    ?? .success(Events(rawValue: events)))
         }
+        if let error = LoopError.failure(status, "poll socket \(descriptor)") { callback(.failure(error)) }
     }
 
     /// Stops watching and releases the handle (the socket itself stays open: its owner closes it).

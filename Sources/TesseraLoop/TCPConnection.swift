@@ -61,7 +61,7 @@ public final class TCPConnection {
         let status = withUnsafeMutablePointer(to: &peer) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getpeername(handle, $0, &length) }
         }
-        remoteAddress = status == 0 ? SocketAddress.describe(peer) : nil
+        remoteAddress = LoopError.failure(status, "getpeername") == nil ? SocketAddress.describe(peer) : nil
         handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
     }
 
@@ -72,13 +72,15 @@ public final class TCPConnection {
     /// Starts delivering reads to the delegate.
     public func startReading() {
         guard state == .open else { return }
-        uv_read_start(
+        let status = uv_read_start(
             stream, lendReadBuffer,
             { stream, count, buffer in
                 guard let stream, let data = stream.pointee.data else { return }
                 let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue()
                 connection.didRead(count: count, base: buffer?.pointee.base)
             })
+        // Reading already is fine; a socket that cannot be read at all is of no use.
+        if status != UV_EALREADY.rawValue, LoopError.failure(status, "read") != nil { abort() }
     }
 
     /// Stops delivering reads (backpressure); ``startReading()`` resumes.
@@ -167,16 +169,18 @@ public final class TCPConnection {
         let status = uv_shutdown(request, stream) { request, _ in
             UnsafeMutableRawPointer(request)?.deallocate()
         }
-        guard status == 0 else {
+        guard LoopError.failure(status, "shutdown") == nil else {
             request.deallocate()
             return abort()
         }
-        uv_read_start(
+        let reading = uv_read_start(
             stream, lendReadBuffer,
             { stream, count, _ in
                 guard count < 0, let stream, let data = stream.pointee.data else { return }
                 Unmanaged<TCPConnection>.fromOpaque(data).takeUnretainedValue().abort()
             })
+        // When reading cannot start, the linger would not see the peer's close: end at once.
+        if reading != UV_EALREADY.rawValue, LoopError.failure(reading, "read") != nil { return abort() }
         let timer = LoopTimer(loop: loop)
         timer.start(after: Self.lingerTime) { [self] in abort() }
         lingerTimer = timer

@@ -97,10 +97,10 @@ public final class TCPConnector {
                 request.deallocate()
                 connector.resolved(status: status, results: results)
             }, host, "\(port)", &hints)
-        guard status == 0 else {
+        if let error = LoopError.failure(status, "resolve \(host)") {
             Unmanaged<TCPConnector>.fromOpaque(request.pointee.data).release()
             request.deallocate()
-            return finish(.failure(LoopError("resolve \(host)", code: status)))
+            return finish(.failure(error))
         }
         stage = .resolving(request)
     }
@@ -108,7 +108,7 @@ public final class TCPConnector {
     private func resolved(status: Int32, results: UnsafeMutablePointer<addrinfo>?) {
         defer { if let results { uv_freeaddrinfo(results) } }
         guard case .resolving = stage else { return }
-        guard status == 0 else { return finish(.failure(LoopError("resolve \(host)", code: status))) }
+        if let error = LoopError.failure(status, "resolve \(host)") { return finish(.failure(error)) }
         var entry = results
         while let current = entry {
             let length = Int(current.pointee.ai_addrlen)
@@ -136,10 +136,9 @@ public final class TCPConnector {
         let description = SocketAddress.describe(address) ?? "\(host):\(port)"
         let handle = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
         handle.initialize(to: uv_tcp_t())
-        let initStatus = uv_tcp_init(loop.uvLoop, handle)
-        guard initStatus == 0 else {
+        if let error = LoopError.failure(uv_tcp_init(loop.uvLoop, handle), "socket for \(description)") {
             handle.deallocate()
-            return finish(.failure(LoopError("socket for \(description)", code: initStatus)))
+            return finish(.failure(error))
         }
         let request = UnsafeMutablePointer<uv_connect_t>.allocate(capacity: 1)
         request.initialize(to: uv_connect_t())
@@ -154,11 +153,11 @@ public final class TCPConnector {
                 }
             }
         }
-        guard status == 0 else {
+        if let error = LoopError.failure(status, "connect \(description)") {
             Unmanaged<TCPConnector>.fromOpaque(request.pointee.data).release()
             request.deallocate()
             handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
-            lastError = LoopError("connect \(description)", code: status)
+            lastError = error
             return connectNext()
         }
         stage = .connecting(handle, address: description)
@@ -166,9 +165,9 @@ public final class TCPConnector {
 
     private func connected(status: Int32) {
         guard case .connecting(let handle, let address) = stage else { return }
-        guard status == 0 else {
+        if let error = LoopError.failure(status, "connect \(address)") {
             handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
-            lastError = LoopError("connect \(address)", code: status)
+            lastError = error
             return connectNext()
         }
         uv_tcp_nodelay(handle, 1)

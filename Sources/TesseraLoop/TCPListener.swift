@@ -38,10 +38,9 @@ public final class TCPListener {
         handle.initialize(to: uv_tcp_t())
         let stream = UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_stream_t.self)
         let family = UInt32(address.ss_family)
-        let status = uv_tcp_init_ex(loop.uvLoop, handle, family)
-        guard status == 0 else {
+        if let error = LoopError.failure(uv_tcp_init_ex(loop.uvLoop, handle, family), "socket \(host):\(port)") {
             handle.deallocate()
-            throw LoopError("socket \(host):\(port)", code: status)
+            throw error
         }
         var bound = sockaddr_storage()
         do {
@@ -57,7 +56,9 @@ public final class TCPListener {
                 }, operation)
             try LoopError.check(
                 uv_listen(stream, backlog) { server, status in
-                    guard status == 0, let server, let data = server.pointee.data else { return }
+                    guard LoopError.failure(status, "listen") == nil, let server, let data = server.pointee.data else {
+                        return
+                    }
                     Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().accept(from: server)
                 }, operation)
             var length = Int32(MemoryLayout<sockaddr_storage>.size)
@@ -76,9 +77,13 @@ public final class TCPListener {
         guard !closed else { return }
         let client = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
         client.initialize(to: uv_tcp_t())
-        uv_tcp_init(loop.uvLoop, client)
+        // A handle libuv did not initialize must not reach uv_close.
+        guard LoopError.failure(uv_tcp_init(loop.uvLoop, client), "accept") == nil else {
+            client.deallocate()
+            return
+        }
         let status = client.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_accept(server, $0) }
-        guard status == 0 else {
+        guard LoopError.failure(status, "accept") == nil else {
             client.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
             return
         }
