@@ -98,6 +98,37 @@ struct BlockingClient: ~Copyable {
         #expect(closed.value == 6)
     }
 
+    /// libuv answers a second uv_read_start with UV_EALREADY: that is no failure, and the connection keeps serving.
+    @Test func startingToReadTwiceKeepsTheConnection() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let closed = Counter()
+        let listener = try await group.loops[0].submit {
+            let listener = try TCPListener(loop: group.loops[0], host: "127.0.0.1", port: 0) { connection in
+                connection.delegate = EchoDelegate(closed: closed)
+                connection.startReading()
+                connection.startReading()
+            }
+            return UnsafeSendable(listener)
+        }
+        let port = listener.value.localPort
+        let reply = try await Task.detached { () throws -> String in
+            let client = try BlockingClient(port: port)
+            client.send("twice quit")
+            return client.readAll()
+        }.value
+        #expect(reply == "TWICE QUIT")
+        try await group.loops[0].submit { listener.value.close() }
+    }
+
+    @Test func aNegativeCodeIsAFailureAndTheRestAreNot() {
+        #expect(LoopError.failure(0, "x") == nil)
+        #expect(LoopError.failure(7, "x") == nil)
+        let failure = LoopError.failure(-ECONNREFUSED, "connect here")
+        #expect(failure?.isConnectionRefused == true)
+        #expect(failure?.description == "connect here: connection refused")
+    }
+
     @Test func bindingATakenPortWithoutReusePortFailsClearly() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
