@@ -18,7 +18,7 @@ public final class HTTPServer: Sendable {
     let host: String
     let requestedPort: Int
     let logger: Logger
-    let contexts: [HTTPServerLoopContext]
+    let contexts: [LoopBound<HTTPServerLoopContext>]
     let limits: ConnectionLimits
     let phase = Mutex(Phase.created)
 
@@ -37,8 +37,10 @@ public final class HTTPServer: Sendable {
         let limits = ConnectionLimits(configuration: configuration)
         self.limits = limits
         contexts = loops.map {
-            HTTPServerLoopContext(
-                loop: $0, configuration: configuration, router: router, limits: limits, logger: logger)
+            LoopBound(
+                handingOver: HTTPServerLoopContext(
+                    loop: $0, configuration: configuration, router: router, limits: limits, logger: logger),
+                to: $0)
         }
     }
 
@@ -63,7 +65,7 @@ public final class HTTPServer: Sendable {
             let host = host
             let port = boundPort
             let result = try? await context.loop.submit { () -> Result<Int, LoopError> in
-                Result { () throws(LoopError) -> Int in try context.listen(host: host, port: port) }
+                Result { () throws(LoopError) -> Int in try context.value.listen(host: host, port: port) }
             }
             switch result {
             case .success(let port)?:
@@ -92,7 +94,7 @@ public final class HTTPServer: Sendable {
         }
         guard wasRunning else { return }
         for context in contexts {
-            _ = try? await context.loop.submit { context.beginShutdown() }
+            _ = try? await context.loop.submit { context.value.beginShutdown() }
         }
         let deadline = ContinuousClock.now + gracePeriod
         while await busyConnectionCount() > 0, ContinuousClock.now < deadline {
@@ -102,7 +104,7 @@ public final class HTTPServer: Sendable {
         if remaining > 0 {
             logger.warning("grace period over: closing connections", metadata: ["connections": "\(remaining)"])
             for context in contexts {
-                _ = try? await context.loop.submit { context.abortAll() }
+                _ = try? await context.loop.submit { context.value.abortAll() }
             }
         }
         logger.info("stopped")
@@ -111,7 +113,7 @@ public final class HTTPServer: Sendable {
     func busyConnectionCount() async -> Int {
         var count = 0
         for context in contexts {
-            count += (try? await context.loop.submit { context.busyConnectionCount }) ?? 0
+            count += (try? await context.loop.submit { context.value.busyConnectionCount }) ?? 0
         }
         return count
     }
@@ -119,8 +121,8 @@ public final class HTTPServer: Sendable {
     func closeListeners() async {
         for context in contexts {
             _ = try? await context.loop.submit {
-                context.listener?.close()
-                context.listener = nil
+                context.value.listener?.close()
+                context.value.listener = nil
             }
         }
     }

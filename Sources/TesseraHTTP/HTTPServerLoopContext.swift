@@ -2,9 +2,9 @@ import Logging
 import TesseraLoop
 
 /// What one server keeps on one event loop: its listener, its open connections, and the per-loop caches they
-/// share. Touched only on its loop's thread (through `EventLoop.submit` from the server), which is what makes the
-/// `@unchecked Sendable` sound.
-final class HTTPServerLoopContext: @unchecked Sendable {
+/// share. Touched only on its loop's thread: the server holds it in a ``LoopBound`` and reaches it through
+/// `EventLoop.submit`.
+final class HTTPServerLoopContext {
     let loop: EventLoop
     let configuration: HTTPServerConfiguration
     let router: HTTPRouter

@@ -2,19 +2,19 @@ extension EventLoop {
     /// Suspends the caller for `duration`, timed by this loop; throws `CancellationError` when the task is
     /// cancelled first. The caller resumes on its own executor.
     public func sleep(for duration: Duration) async throws {
-        let sleeper = Sleeper(loop: self)
+        let sleeper = LoopBound(handingOver: Sleeper(loop: self), to: self)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                execute { sleeper.start(after: duration, continuation) }
+                execute { sleeper.value.start(after: duration, continuation) }
             }
         } onCancel: {
-            execute { sleeper.cancel() }
+            execute { sleeper.value.cancel() }
         }
     }
 }
 
-/// One sleep's timer and continuation. Every method runs on the loop thread, so it needs no lock.
-private final class Sleeper: @unchecked Sendable {
+/// One sleep's timer and continuation, used on its loop's thread only (through a ``LoopBound``), so it needs no lock.
+private final class Sleeper {
     private let loop: EventLoop
     private var timer: LoopTimer?
     private var continuation: CheckedContinuation<Void, any Error>?

@@ -14,7 +14,7 @@ import Glibc
 /// output left. When the connection breaks, every request on it fails at once with ``PostgresError/Kind/unavailable``
 /// and the connection reconnects by itself, with exponential backoff. What to do when is decided by a
 /// ``PostgresConnectionStateMachine``; this class makes the libpq and libuv calls and performs its actions.
-final class PostgresConnection: @unchecked Sendable {
+final class PostgresConnection {
     /// Where the connection is in its life.
     typealias Phase = PostgresConnectionStateMachine<PendingRequest>.Phase
 

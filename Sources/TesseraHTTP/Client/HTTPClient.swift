@@ -40,14 +40,16 @@ public final class HTTPClient: Sendable {
         guard !Task.isCancelled else { throw .cancelled }
         let loop = preferredLoop()
         let parser = HTTPResponseParser(configuration: configuration, expectsBody: request.method != .head)
-        let exchange = HTTPClientExchange(
-            loop: loop, url: url, requestBytes: bytes, parser: parser, tlsContext: tlsContext)
+        let exchange = LoopBound(
+            handingOver: HTTPClientExchange(
+                loop: loop, url: url, requestBytes: bytes, parser: parser, tlsContext: tlsContext),
+            to: loop)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HTTPClientExchange.Result, Never>) in
-                loop.execute { exchange.start(timeout: timeout) { continuation.resume(returning: $0) } }
+                loop.execute { exchange.value.start(timeout: timeout) { continuation.resume(returning: $0) } }
             }
         } onCancel: {
-            loop.execute { exchange.cancel() }
+            loop.execute { exchange.value.cancel() }
         }
         return try result.get()
     }

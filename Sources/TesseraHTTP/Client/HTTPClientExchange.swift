@@ -4,9 +4,9 @@ import TesseraLoop
 ///
 /// The exchange completes exactly once: with the response, or with the first failure, the timeout, or a
 /// cancellation; everything it opened is closed before its completion runs. It keeps itself alive through the
-/// closures it hands to its timer, connector and connection. Every method runs on the loop thread, which is what
-/// makes the unchecked `Sendable` conformance sound: other threads only hand it to ``EventLoop/execute(_:)``.
-final class HTTPClientExchange: TCPConnectionDelegate, @unchecked Sendable {
+/// closures it hands to its timer, connector and connection. Every method runs on the loop thread: other threads
+/// hold it in a ``LoopBound`` and only hand it to ``EventLoop/execute(_:)``.
+final class HTTPClientExchange: TCPConnectionDelegate {
     /// How an exchange ends.
     typealias Result = Swift.Result<HTTPClientResponse, HTTPClientError>
 
