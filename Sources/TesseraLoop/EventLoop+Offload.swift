@@ -34,7 +34,7 @@ private class OffloadTask: @unchecked Sendable {
                 request.deallocate()
                 task.complete(status: status)
             })
-        if status < 0 {
+        if LoopError.failure(status, "uv_queue_work") != nil {
             Unmanaged<OffloadTask>.fromOpaque(request.pointee.data).release()
             request.deallocate()
             complete(status: status)

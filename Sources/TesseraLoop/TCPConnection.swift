@@ -133,7 +133,7 @@ public final class TCPConnection {
             }
             Unmanaged<TCPConnection>.fromOpaque(owner).takeUnretainedValue().writeFinished(write, status: status)
         }
-        if status < 0 {
+        if LoopError.failure(status, "write") != nil {
             Unmanaged<WriteRequest>.fromOpaque(request.request.pointee.data).release()
             completion?(false)
             abort()
@@ -146,8 +146,9 @@ public final class TCPConnection {
     private func writeFinished(_ write: WriteRequest, status: Int32) {
         queuedWrites -= 1
         if queuedWrites == 0 { writeStallTimer?.stop() } else { armWriteStallTimer() }
-        write.completion?(status == 0)
-        if status < 0 && state != .closed {
+        let failed = LoopError.failure(status, "write") != nil
+        write.completion?(!failed)
+        if failed && state != .closed {
             abort()
         } else if queuedWrites == 0 && state == .closingAfterWrites {
             shutDownWriting()
