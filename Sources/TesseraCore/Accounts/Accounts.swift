@@ -300,7 +300,7 @@ public final class Accounts: Sendable {
         try await database.withPool { pool in
             _ = try await self.configs.forUserMethod(pool, tenantID: tenantID)
             let (_, user) = try await self.tokens.verify(pool, idToken: idToken, tenantID: tenantID)
-            try await pool.query("DELETE FROM users WHERE user_id = $1", [user.userID])
+            try await UserStore.delete(pool, userID: user.userID)
         }
     }
 

@@ -92,75 +92,77 @@ public final class UsersAdmin: Sendable {
     public func update(
         tenantID: String?, localID: String, _ changes: UserChanges, actor: AuditLog.Actor
     ) async throws -> User {
+        // The scope before the scrypt hash: a key of another tenant costs no hashing.
         try actor.principal.require(tenant: tenantID)
         let passwordHash = try await newPasswordHash(changes)
-        let now = clock.now()
-        return try await database.withPool { pool in
-            try await pool.transaction { transaction in
-                try await self.configs.requireTenant(transaction, tenantID)
-                var user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
-                let before = try await self.publicView(transaction, user)
-                try self.apply(changes, to: &user, passwordHash: passwordHash)
-                try await UserStore.update(transaction, user)
-                var revokes = changes.password != nil || changes.disabled == true
-                if let kept = changes.keptEnrollmentIDs {
-                    let existing = Set(before.mfaInfo.map(\.mfaEnrollmentId))
-                    if let unknown = kept.first(where: { !existing.contains($0) }) {
-                        throw AuthError(.mfaEnrollmentNotFound, "The user has no enrolment \(unknown).")
-                    }
-                    let removed = try await self.enrollments.remove(transaction, userID: user.userID, keeping: kept)
-                    revokes = revokes || removed > 0
+        return try await changingUser(tenantID: tenantID, localID: localID, actor: actor) { transaction, found, now in
+            var user = found
+            let before = try await self.publicView(transaction, user)
+            try self.apply(changes, to: &user, passwordHash: passwordHash)
+            try await UserStore.update(transaction, user)
+            var revokes = changes.password != nil || changes.disabled == true
+            if let kept = changes.keptEnrollmentIDs {
+                let existing = Set(before.mfaInfo.map(\.mfaEnrollmentId))
+                if let unknown = kept.first(where: { !existing.contains($0) }) {
+                    throw AuthError(.mfaEnrollmentNotFound, "The user has no enrolment \(unknown).")
                 }
-                if revokes { try await UserStore.revokeTokens(transaction, userID: user.userID, now: now) }
-                let after = try await self.publicView(transaction, user)
-                try await AuditLog.record(
-                    transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
-                    before: Self.auditView(before, passwordSet: false),
-                    after: Self.auditView(after, passwordSet: changes.password != nil), now: now)
-                return after
+                let removed = try await self.enrollments.remove(transaction, userID: user.userID, keeping: kept)
+                revokes = revokes || removed > 0
             }
+            if revokes { try await UserStore.revokeTokens(transaction, userID: user.userID, now: now) }
+            let after = try await self.publicView(transaction, user)
+            try await AuditLog.record(
+                transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
+                before: Self.auditView(before, passwordSet: false),
+                after: Self.auditView(after, passwordSet: changes.password != nil), now: now)
+            return after
         }
     }
 
     /// `users.delete`: the user and everything they own (tokens, enrolments, codes).
     public func delete(tenantID: String?, localID: String, actor: AuditLog.Actor) async throws {
-        try actor.principal.require(tenant: tenantID)
-        let now = clock.now()
-        try await database.withPool { pool in
-            try await pool.transaction { transaction in
-                try await self.configs.requireTenant(transaction, tenantID)
-                let user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
-                let before = try await self.publicView(transaction, user)
-                try await transaction.query("DELETE FROM users WHERE user_id = $1", [user.userID])
-                try await AuditLog.record(
-                    transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
-                    before: Self.auditView(before, passwordSet: false), after: nil, now: now)
-            }
+        try await changingUser(tenantID: tenantID, localID: localID, actor: actor) { transaction, user, now in
+            let before = try await self.publicView(transaction, user)
+            try await UserStore.delete(transaction, userID: user.userID)
+            try await AuditLog.record(
+                transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID,
+                before: Self.auditView(before, passwordSet: false), after: nil, now: now)
         }
     }
 
     /// `users.revokeTokens`: every ID and refresh token of the user issued until now stops working.
     public func revokeTokens(tenantID: String?, localID: String, actor: AuditLog.Actor) async throws {
-        try actor.principal.require(tenant: tenantID)
-        let now = clock.now()
-        try await database.withPool { pool in
-            try await pool.transaction { transaction in
-                try await self.configs.requireTenant(transaction, tenantID)
-                let user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
-                try await UserStore.revokeTokens(transaction, userID: user.userID, now: now)
-                try await AuditLog.record(
-                    transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID, before: nil,
-                    after: ["tokensValidAfter": .string(RFC3339.string(from: now))], now: now)
-            }
+        try await changingUser(tenantID: tenantID, localID: localID, actor: actor) { transaction, user, now in
+            try await UserStore.revokeTokens(transaction, userID: user.userID, now: now)
+            try await AuditLog.record(
+                transaction, actor: actor, target: "users/\(user.userID)", tenantID: tenantID, before: nil,
+                after: ["tokensValidAfter": .string(RFC3339.string(from: now))], now: now)
         }
     }
 
-    /// The scrypt hash of the new password, checked first (`WEAK_PASSWORD`); nil when there is none.
     /// `user` as the API shows it, with its enrolments.
     private func publicView(_ db: some SQLRunner, _ user: UserRecord) async throws -> User {
         user.publicView(mfaInfo: try await enrollments.list(db, userID: user.userID))
     }
 
+    /// Runs `change` in one transaction on user `localID` of `tenantID`, read and locked (`FOR UPDATE`), after
+    /// the key's scope and the tenant are checked; `change` gets the time of the change too.
+    private func changingUser<T: Sendable>(
+        tenantID: String?, localID: String, actor: AuditLog.Actor,
+        _ change: @escaping @Sendable (PostgresTransaction, UserRecord, Date) async throws -> T
+    ) async throws -> T {
+        try actor.principal.require(tenant: tenantID)
+        let now = clock.now()
+        return try await database.withPool { pool in
+            try await pool.transaction { transaction in
+                try await self.configs.requireTenant(transaction, tenantID)
+                let user = try await Self.find(transaction, .localID(localID), tenantID: tenantID, forUpdate: true)
+                return try await change(transaction, user, now)
+            }
+        }
+    }
+
+    /// The scrypt hash of the new password, checked first (`WEAK_PASSWORD`); nil when there is none.
     private func newPasswordHash(_ changes: UserChanges) async throws -> String? {
         guard let password = changes.password else { return nil }
         try PasswordPolicy.check(password)

@@ -104,6 +104,11 @@ public enum UserStore {
         }
     }
 
+    /// Deletes `userID` and, by the cascades of the schema, everything that is theirs (enrolments, codes, sign-ins).
+    static func delete(_ db: some SQLRunner, userID: String) async throws {
+        try await db.query("DELETE FROM users WHERE user_id = $1", [userID])
+    }
+
     /// Revokes every token of `userID` issued up to `now`: ID tokens by moving `tokens_valid_after`, refresh
     /// tokens by revoking every family; password-reset links sent before go too.
     public static func revokeTokens(_ db: some SQLRunner, userID: String, now: Date) async throws {
