@@ -82,6 +82,6 @@ extension MultiFactorRouter {
         return try await tokens.issue(
             pool, session: session, user: user,
             leading: leading
-                + [PostgresQuery("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [user.userID, now])])
+                + [UserStore.recordSignIn(userID: user.userID, at: now)])
     }
 }

@@ -20,7 +20,7 @@ extension Accounts {
         guard !user.disabled else { throw AuthError(.userDisabled, "The user account has been disabled.") }
         if !user.phoneSignIn {
             user.phoneSignIn = true
-            try await db.query("UPDATE users SET phone_sign_in = true WHERE user_id = $1", [user.userID])
+            try await UserStore.markPhoneSignIn(db, userID: user.userID)
         }
         return (user, false)
     }

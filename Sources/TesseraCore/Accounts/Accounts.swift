@@ -248,7 +248,7 @@ public final class Accounts: Sendable {
                     return .failure(AuthError(.sessionExpired, "The code has expired; ask for a new one."))
                 }
                 let userID = try row.decode(String.self, at: 0)
-                try await transaction.query("UPDATE users SET password_hash = $2 WHERE user_id = $1", [userID, hash])
+                try await UserStore.setPasswordHash(transaction, userID: userID, hash)
                 try await UserStore.revokeTokens(transaction, userID: userID, now: now)
                 return .success(try row.decode(String?.self, at: 3) ?? "")
             }
@@ -288,7 +288,7 @@ public final class Accounts: Sendable {
                     return .failure(
                         AuthError(.invalidOOBCode, "The account's e-mail address has changed since the code was sent."))
                 }
-                try await transaction.query("UPDATE users SET email_verified = true WHERE user_id = $1", [userID])
+                try await UserStore.markEmailVerified(transaction, userID: userID)
                 return .success((userID, address))
             }
             return try outcome.get()

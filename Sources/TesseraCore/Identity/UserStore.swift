@@ -104,6 +104,27 @@ public enum UserStore {
         }
     }
 
+    /// Sets the password hash of `userID` (a reset: the caller revokes the user's tokens with it).
+    static func setPasswordHash(_ db: some SQLRunner, userID: String, _ hash: String) async throws {
+        try await db.query("UPDATE users SET password_hash = $2 WHERE user_id = $1", [userID, hash])
+    }
+
+    /// Marks the e-mail address of `userID` verified.
+    static func markEmailVerified(_ db: some SQLRunner, userID: String) async throws {
+        try await db.query("UPDATE users SET email_verified = true WHERE user_id = $1", [userID])
+    }
+
+    /// Marks `userID` as one who signs in with their phone number.
+    static func markPhoneSignIn(_ db: some SQLRunner, userID: String) async throws {
+        try await db.query("UPDATE users SET phone_sign_in = true WHERE user_id = $1", [userID])
+    }
+
+    /// The statement that records a completed sign-in of `userID` at `time` (`lastLoginAt`), for the pipeline that
+    /// issues its tokens.
+    public static func recordSignIn(userID: String, at time: Date) -> PostgresQuery {
+        PostgresQuery("UPDATE users SET last_login_at = $2 WHERE user_id = $1", [userID, time])
+    }
+
     /// Deletes `userID` and, by the cascades of the schema, everything that is theirs (enrolments, codes, sign-ins).
     static func delete(_ db: some SQLRunner, userID: String) async throws {
         try await db.query("DELETE FROM users WHERE user_id = $1", [userID])
