@@ -2,7 +2,7 @@ public import FoundationEssentials
 import TesseraJSON
 public import TesseraPostgres
 
-/// The queries on `users` and `mfa_enrollments`. Every lookup names the tenant (`coalesce(tenant_id, '')`,
+/// The queries on `users` (its one store). Every lookup names the tenant (`coalesce(tenant_id, '')`,
 /// the empty string for the project level), so a user of one tenant is never found through another (DESIGN §4).
 public enum UserStore {
     /// The tenant key of the queries: the tenant id, or `''` for the project level.
