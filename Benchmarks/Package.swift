@@ -26,5 +26,13 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
+        .executableTarget(
+            name: "TokenPathSteps",
+            dependencies: [
+                .product(name: "TesseraCrypto", package: "Tessera"),
+                .product(name: "TesseraHTTP", package: "Tessera"),
+                .product(name: "TesseraOAuth", package: "Tessera"),
+            ]
+        ),
     ]
 )

@@ -18,9 +18,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # glyphs of their screenshots in `ja`; curl is in `make demo`'s printed command; matplotlib
 # draws the plot of the OAuth load test (make bench); kubernetes-validate checks
 # deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network);
-# haproxy fronts the three servers of the fleet test (make fleet-test).
+# haproxy fronts the three servers of the fleet test (make fleet-test); valgrind counts the instructions of the token
+# path's steps (make bench-steps).
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
-postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic haproxy"
+postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic haproxy
+valgrind"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib kubernetes_validate=kubernetes-validate"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
