@@ -17,29 +17,47 @@ struct Base64Codec: Sendable {
         decodeTable = decode
     }
 
-    /// The encoding of `bytes`, with `=` padding to a multiple of four characters when `padded`.
+    /// The encoding of `bytes`, with `=` padding to a multiple of four characters when `padded`. Written straight
+    /// into the string's storage: tokens, codes and identifiers are encoded several times per token request.
     func encode(_ bytes: [UInt8], padded: Bool) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            output.append(encodeTable[Int(group >> 18 & 0x3F)])
-            output.append(encodeTable[Int(group >> 12 & 0x3F)])
-            output.append(encodeTable[Int(group >> 6 & 0x3F)])
-            output.append(encodeTable[Int(group & 0x3F)])
-            index += 3
+        let remaining = bytes.count % 3
+        let tail = remaining == 0 ? 0 : (padded ? 4 : remaining + 1)
+        let length = bytes.count / 3 * 4 + tail
+        guard length > 0 else { return "" }
+        return encodeTable.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { input in
+                String(unsafeUninitializedCapacity: length) { output in
+                    var written = 0
+                    var index = 0
+                    while index + 3 <= input.count {
+                        let group =
+                            UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                        output[written] = table[Int(group >> 18 & 0x3F)]
+                        output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                        output[written + 2] = table[Int(group >> 6 & 0x3F)]
+                        output[written + 3] = table[Int(group & 0x3F)]
+                        written += 4
+                        index += 3
+                    }
+                    if remaining > 0 {
+                        let second = remaining == 2 ? UInt32(input[index + 1]) : 0
+                        let group = UInt32(input[index]) << 16 | second << 8
+                        output[written] = table[Int(group >> 18 & 0x3F)]
+                        output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                        written += 2
+                        if remaining == 2 {
+                            output[written] = table[Int(group >> 6 & 0x3F)]
+                            written += 1
+                        }
+                        while written < length {
+                            output[written] = UInt8(ascii: "=")
+                            written += 1
+                        }
+                    }
+                    return written
+                }
+            }
         }
-        let remaining = bytes.count - index
-        if remaining > 0 {
-            let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
-            let group = UInt32(bytes[index]) << 16 | second << 8
-            output.append(encodeTable[Int(group >> 18 & 0x3F)])
-            output.append(encodeTable[Int(group >> 12 & 0x3F)])
-            if remaining == 2 { output.append(encodeTable[Int(group >> 6 & 0x3F)]) }
-            if padded { output.append(contentsOf: Array(repeating: UInt8(ascii: "="), count: 3 - remaining)) }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes `text` encodes. Padding is optional, but when present it must be complete; characters outside
@@ -48,17 +66,54 @@ struct Base64Codec: Sendable {
         try decode(utf8: Array(text.utf8))
     }
 
+    /// How many `=` complete a last group of 0, 2 or 3 characters.
+    private static let padding = [0: 0, 2: 2, 3: 1]
+
     /// The bytes the UTF-8 text `characters` encodes, with the rules of ``decode(_:)``. Problems are reported in
-    /// the order: characters, length, padding, trailing bits.
+    /// the order: characters, length, padding, trailing bits. Four characters at a time into three bytes: sealed
+    /// codes, tokens and identifiers are decoded on every token request.
     func decode(utf8 characters: [UInt8]) throws(EncodedTextError) -> [UInt8] {
         let length = Self.lengthWithoutPadding(characters)
-        for offset in 0..<length where decodeTable[Int(characters[offset])] == 0xFF {
-            throw .invalidCharacter(offset: offset)
+        return try decodeTable.withUnsafeBufferPointer { table throws(EncodedTextError) in
+            try characters.withUnsafeBufferPointer { input throws(EncodedTextError) in
+                for offset in 0..<length where table[Int(input[offset])] == 0xFF {
+                    throw .invalidCharacter(offset: offset)
+                }
+                let rest = length % 4
+                guard rest != 1 else { throw .invalidLength(length) }
+                try Self.checkPadding(
+                    count: characters.count, unpaddedLength: length, groupSize: 4, expected: Self.padding)
+                func value(_ offset: Int) -> UInt32 { UInt32(table[Int(input[offset])]) }
+                var strayBits: UInt32 = 0
+                let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3 + max(rest - 1, 0)) {
+                    output, count in
+                    var offset = 0
+                    while offset + 4 <= length {
+                        let group =
+                            value(offset) << 18 | value(offset + 1) << 12 | value(offset + 2) << 6 | value(offset + 3)
+                        output[count] = UInt8(truncatingIfNeeded: group >> 16)
+                        output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        output[count + 2] = UInt8(truncatingIfNeeded: group)
+                        count += 3
+                        offset += 4
+                    }
+                    guard rest > 0 else { return }
+                    // Two characters carry one byte and 4 bits more, three carry two bytes and 2 bits more; a
+                    // canonical encoding leaves those bits zero.
+                    var group = value(offset) << 18 | value(offset + 1) << 12
+                    if rest == 3 { group |= value(offset + 2) << 6 }
+                    output[count] = UInt8(truncatingIfNeeded: group >> 16)
+                    count += 1
+                    if rest == 3 {
+                        output[count] = UInt8(truncatingIfNeeded: group >> 8)
+                        count += 1
+                    }
+                    strayBits = group & (rest == 2 ? 0xFFFF : 0xFF)
+                }
+                guard strayBits == 0 else { throw .nonZeroTrailingBits }
+                return output
+            }
         }
-        guard length % 4 != 1 else { throw .invalidLength(length) }
-        let padding = [0: 0, 2: 2, 3: 1]
-        try Self.checkPadding(count: characters.count, unpaddedLength: length, groupSize: 4, expected: padding)
-        return try Self.unpack(characters.prefix(length), bitsPerCharacter: 6, table: decodeTable)
     }
 
     /// Joins the `bitsPerCharacter`-bit values of already validated `characters` (looked up in `table`) into

@@ -10,4 +10,9 @@ public enum Base64URL {
     public static func decode(_ text: some StringProtocol) throws(EncodedTextError) -> [UInt8] {
         try Base64Codec.url.decode(text)
     }
+
+    /// ``decode(_:)-(StringProtocol)`` of a `String`, without the generic code a caller in another module would run.
+    public static func decode(_ text: String) throws(EncodedTextError) -> [UInt8] {
+        try Base64Codec.url.decode(utf8: Array(text.utf8))
+    }
 }

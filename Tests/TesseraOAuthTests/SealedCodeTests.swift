@@ -114,4 +114,26 @@ import Testing
         #expect(SealedAuthorizationCode.longestLength(scope: "openid", nonce: String(repeating: "n", count: 400)) > 512)
     }
 
+    /// A code keeps an identifier of the server's form (22 base64url characters) as its 16 bytes; any other text,
+    /// 22 characters that only look like one among them, comes back exactly as it went in.
+    @Test func everyIdentifierComesBackAsItWasSealed() throws {
+        let keys = try KeyRing(current: try MasterKey(key: try SymmetricKey(bytes: try SecureRandom.bytes(count: 32))))
+        let serverForm = try SecureRandom.identifier()
+        for identifier in [
+            serverForm, "AAAAAAAAAAAAAAAAAAAAAB", "AAAAAAAAAAAAAAAAAAAAA_", "AAAAAAAAAAAAAAAAAAAA==",
+            "AAAAAAAAAAAAAAAAAAAA+/", "AAAAAAAAAAAAAAAAAAAAAAA", "short", "client-é-ü",
+        ] {
+            let grant = AuthorizationGrant(
+                clientID: identifier, userID: identifier, redirectURI: "https://app.example/cb",
+                codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", scope: "openid", nonce: nil,
+                authTime: Date(timeIntervalSince1970: 1_700_000_000), provider: "password", secondFactor: nil,
+                secondFactorID: identifier, signInFamilyID: identifier)
+            let code = try SealedAuthorizationCode.seal(
+                grant, expiresAt: Date(timeIntervalSince1970: 1_700_000_060), keys: keys)
+            let opened = try SealedAuthorizationCode.open(code, keys: keys).grant
+            #expect(opened.clientID == identifier && opened.userID == identifier)
+            #expect(opened.secondFactorID == identifier && opened.signInFamilyID == identifier)
+        }
+    }
+
 }

@@ -88,15 +88,17 @@ private struct ByteWriter {
     mutating func bytes(_ value: [UInt8]) { output += value }
 
     mutating func string(_ value: String) {
-        let bytes = Array(value.utf8.prefix(254))
-        output.append(UInt8(bytes.count))
-        output += bytes
+        var value = value
+        value.withUTF8 { bytes in
+            let kept = UnsafeBufferPointer(rebasing: bytes.prefix(254))
+            output.append(UInt8(kept.count))
+            output.append(contentsOf: kept)
+        }
     }
 
     mutating func identifier(_ value: String) {
-        if value.utf8.count == 22, let raw = try? Base64URL.decode(value), raw.count == 16,
-            Base64URL.encode(raw) == value
-        {
+        // Strict decoding (the alphabet, no padding, no stray bits) makes the 16 bytes encode back to `value`.
+        if value.utf8.count == 22, let raw = try? Base64URL.decode(value), raw.count == 16 {
             output.append(0xFF)
             output += raw
         } else {
