@@ -34,9 +34,18 @@ public enum PercentEncoding {
             }
             bytes = decoded[...]
         }
-        guard !bytes.contains(0) else { throw .nulCharacter }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
-        return text
+        return try bytes.withUnsafeBufferPointer { buffer throws(PercentEncodingError) in
+            var ascii = true
+            for byte in buffer {
+                if byte == 0 { throw .nulCharacter }
+                if byte >= 0x80 { ascii = false }
+            }
+            // ASCII, what nearly every form and query holds, is UTF-8 as it is: the (generic, much slower)
+            // validation is for the rest.
+            if ascii { return String(decoding: buffer, as: UTF8.self) }
+            guard let text = String(validating: buffer, as: UTF8.self) else { throw .invalidUTF8 }
+            return text
+        }
     }
 
     /// Encodes every byte except the RFC 3986 unreserved ones (`A–Z a–z 0–9 - . _ ~`) as `%XX`, so the result is
