@@ -277,22 +277,25 @@ import Testing
     }
 
     @Test func retiredSigningKeysArePublishedUntilTheirTokensHaveExpired() async throws {
-        try await CoreHarness.run { harness in
-            let accounts = harness.services.accounts
-            let tokens = try await accounts.signUp(
-                email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
-            let actor = AuditLog.Actor(
-                principal: AdminPrincipal(keyID: "test", scope: .project), method: "keys.rotate", requestID: "r")
-            let oldKids = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
-            let newKid = try await harness.services.signingKeys.rotate(actor: actor)
-            let published = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
-            #expect(Set(published).isSuperset(of: oldKids + [newKid]))
-            try await harness.verify(idToken: tokens.idToken)
-            harness.clock.advance(by: SigningKeys.retiredKeyPublication + 1)
-            harness.services.signingKeys.invalidate()
-            let later = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
-            #expect(later.contains(newKid))
-            #expect(!later.contains(where: oldKids.contains))
+        // Another test rotating the keys meanwhile would retire newKid before the clock moves.
+        try await SigningKeyRotation.exclusively {
+            try await CoreHarness.run { harness in
+                let accounts = harness.services.accounts
+                let tokens = try await accounts.signUp(
+                    email: CoreHarness.email(), password: password, displayName: nil, tenantID: nil)
+                let actor = AuditLog.Actor(
+                    principal: AdminPrincipal(keyID: "test", scope: .project), method: "keys.rotate", requestID: "r")
+                let oldKids = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+                let newKid = try await harness.services.signingKeys.rotate(actor: actor)
+                let published = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+                #expect(Set(published).isSuperset(of: oldKids + [newKid]))
+                try await harness.verify(idToken: tokens.idToken)
+                harness.clock.advance(by: SigningKeys.retiredKeyPublication + 1)
+                harness.services.signingKeys.invalidate()
+                let later = try await harness.services.signingKeys.jwks().keys.compactMap(\.kid)
+                #expect(later.contains(newKid))
+                #expect(!later.contains(where: oldKids.contains))
+            }
         }
     }
 

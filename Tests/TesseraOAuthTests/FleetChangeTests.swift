@@ -107,13 +107,15 @@ import Testing
     }
 
     @Test func aSigningKeyRotatedOnOneServerSignsOnAnother() async throws {
-        try await ClientsHarness.run { a in
-            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
-                try await waitUntil { b.changes.isListening }
-                _ = try await b.signingKeys.signer()
-                let kid = try await a.core.services.signingKeys.rotate(actor: ClientsHarness.actor("keys.rotate"))
-                // B's own reload is 30 s away: only the notice makes it sign with the new key now.
-                try await waitUntil { try await b.signingKeys.signer().kid == kid }
+        try await SigningKeyRotation.exclusively {
+            try await ClientsHarness.run { a in
+                try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                    try await waitUntil { b.changes.isListening }
+                    _ = try await b.signingKeys.signer()
+                    let kid = try await a.core.services.signingKeys.rotate(actor: ClientsHarness.actor("keys.rotate"))
+                    // B's own reload is 30 s away: only the notice makes it sign with the new key now.
+                    try await waitUntil { try await b.signingKeys.signer().kid == kid }
+                }
             }
         }
     }

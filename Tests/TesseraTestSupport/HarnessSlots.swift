@@ -31,3 +31,22 @@ actor HarnessSlots {
         }
     }
 }
+
+/// The tests that rotate the signing keys, one at a time. The keys live in the shared test database, so a rotation
+/// made by one test retires the key another test has just made and expects to see published.
+public enum SigningKeyRotation {
+    private static let slot = HarnessSlots(limit: 1)
+
+    /// Runs `body` while no other test rotates the signing keys.
+    public static func exclusively<T>(_ body: () async throws -> T) async throws -> T {
+        await slot.acquire()
+        do {
+            let value = try await body()
+            await slot.release()
+            return value
+        } catch {
+            await slot.release()
+            throw error
+        }
+    }
+}
