@@ -27,6 +27,38 @@ let tokenRequestBody = Array(
     "grant_type=authorization_code&code=AVeryLongSealedCodeOfAboutTwoHundredCharactersAbcdefghijklmnopqrstuvwxyz0123456789-_AbcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=pVx1BqF9Ln3sW7eR2yU6dA"
         .utf8)
 
+/// The authorize request of an SSO cycle as a browser sends it: the query and the session and language cookies.
+let authorizeRequest = Array(
+    ("GET /oauth2/authorize?response_type=code&client_id=pVx1BqF9Ln3sW7eR2yU6dA&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback"
+        + "&scope=openid%20profile%20email&state=af0ifjsldkj&nonce=n-0S6_WzA2Mj"
+        + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256 HTTP/1.1\r\n"
+        + "Host: 127.0.0.1:8080\r\nUser-Agent: OAuthLoad\r\nAccept: text/html\r\n"
+        + "Cookie: tessera_browser=Qm8x3Lr7Tp2Vw9Zs4Nk6Yd1Hc5Jf8Ga0; tessera_session=Xn4Rb7Kq2Wm9Pt5Lz8Hc3Vs6Jd1Gf0Ya7Ue2Mi5Oy; tessera_lang=en\r\n\r\n")
+        .utf8)
+/// The token request of the cycle: headers and the form above.
+let tokenRequest =
+    Array(
+        ("POST /oauth2/token HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            + "Content-Length: \(tokenRequestBody.count)\r\n\r\n").utf8) + tokenRequestBody
+/// A token response's body: about what the cycle answers (two tokens and a refresh token).
+let tokenResponseBody = Array(
+    (#"{"access_token":""# + String(repeating: "a", count: 560) + #"","token_type":"Bearer","expires_in":3600,"#
+        + #""refresh_token":"Rf3k9Lm2Xq7Vb4Nz8Tc1Hw6Ps5Jd0Ga3Ue7Mi2Oy4Kq","scope":"openid profile email","id_token":""#
+        + String(repeating: "i", count: 640) + #""}"#).utf8)
+
+/// The one request `bytes` hold, parsed by `parser` (kept alive across iterations, as a connection keeps it).
+func parse(_ bytes: [UInt8], with parser: HTTPRequestParser) throws -> HTTPRequest {
+    for event in parser.feed(bytes) {
+        if case .request(let request) = event { return request }
+        if case .failure(let failure) = event { throw failure }
+    }
+    throw StepError.noRequest
+}
+
+enum StepError: Error {
+    case noRequest
+}
+
 func steps() throws -> [Step] {
     let key = try ES256PrivateKey.generate()
     let signer = try JWTSigner(key: key)
@@ -38,6 +70,13 @@ func steps() throws -> [Step] {
         provider: "password", secondFactor: nil, secondFactorID: nil, signInFamilyID: "Kd7n2Pq5Jm8Vr4Ls1Gt6Hw")
     let expiry = Date(timeIntervalSince1970: 4_000_000_000)
     let code = try SealedAuthorizationCode.seal(grant, expiresAt: expiry, keys: keys)
+    let tokenParser = HTTPRequestParser()
+    let authorizeParser = HTTPRequestParser()
+    let tokenResponse = HTTPResponse(
+        status: .ok,
+        headers: ["Content-Type": "application/json", "Cache-Control": "no-store", "Pragma": "no-cache"],
+        body: tokenResponseBody)
+    let date = HTTPDateCache().current()
     return [
         Step(name: "es256", summary: "one ES256 signature of a token's signing input") {
             _ = try key.signature(for: accessTokenPayload)
@@ -53,6 +92,18 @@ func steps() throws -> [Step] {
         },
         Step(name: "token-form", summary: "one authorization_code token request body parsed") {
             _ = try URLEncodedForm(parsing: tokenRequestBody)
+        },
+        Step(name: "token-request", summary: "one token request parsed off the wire, its form read") {
+            _ = try parse(tokenRequest, with: tokenParser).formItems()
+        },
+        Step(name: "authorize", summary: "one authorize request parsed off the wire, its query and cookies read") {
+            let request = try parse(authorizeRequest, with: authorizeParser)
+            _ = try request.queryItems()
+            _ = request.cookie(named: "tessera_session")
+            _ = request.cookie(named: "tessera_lang")
+        },
+        Step(name: "response", summary: "one token response (1.3 KB of JSON, no-store) written for the wire") {
+            _ = try HTTPResponseEncoder.encode(tokenResponse, context: HTTPResponseContext(), date: date)
         },
     ]
 }
