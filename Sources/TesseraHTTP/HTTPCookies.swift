@@ -17,10 +17,38 @@ public enum HTTPCookies {
         return cookies
     }
 
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    /// The value of the first cookie named `name` in one `Cookie` field value, read as ``parse(_:)`` reads it, or nil:
+    /// the field is scanned for that one name, without making a string of every other pair.
+    public static func value(named name: String, in header: String) -> String? {
+        guard !name.isEmpty else { return nil }
+        var header = header
+        var name = name
+        return header.withUTF8 { bytes -> String? in
+            name.withUTF8 { name -> String? in
+                let field = bytes[...]
+                var start = field.startIndex
+                while start < field.endIndex {
+                    let end = field[start...].firstIndex(of: UInt8(ascii: ";")) ?? field.endIndex
+                    let pair = field[start..<end]
+                    start = end + 1
+                    guard let equals = pair.firstIndex(of: UInt8(ascii: "=")),
+                        trimmed(pair[..<equals]).elementsEqual(name)
+                    else { continue }
+                    var value = trimmed(pair[(equals + 1)...])
+                    if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+                        value = value.dropFirst().dropLast()
+                    }
+                    return String(decoding: UnsafeBufferPointer(rebasing: value), as: UTF8.self)
+                }
+                return nil
+            }
+        }
+    }
+
+    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return [] }
+        else { return bytes[bytes.endIndex...] }
         return bytes[first...last]
     }
 }

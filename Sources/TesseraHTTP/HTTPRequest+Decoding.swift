@@ -18,6 +18,9 @@ extension HTTPRequest {
 
     /// The first cookie of this name, if present.
     public func cookie(named name: String) -> String? {
-        cookies.first { $0.name == name }?.value
+        for field in headers.fields where HTTPHeaders.namesEqual(field.name, "Cookie") {
+            if let value = HTTPCookies.value(named: name, in: field.value) { return value }
+        }
+        return nil
     }
 }

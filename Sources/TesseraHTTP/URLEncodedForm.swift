@@ -19,7 +19,12 @@ public struct URLEncodedForm: Sendable {
     /// ``PercentEncodingError/invalidUTF8``.
     public init(parsing body: [UInt8]) throws(PercentEncodingError) {
         fields = []
-        for pair in body.split(separator: UInt8(ascii: "&")) {
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.endIndex
+            let pair = body[start..<end]
+            start = end + 1
+            guard !pair.isEmpty else { continue }
             if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
                 fields.append(
                     (

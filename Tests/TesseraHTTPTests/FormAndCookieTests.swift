@@ -111,6 +111,20 @@ import Testing
         #expect(request.cookie(named: "none") == nil)
     }
 
+    /// `value(named:in:)` scans for one name; it must find what `parse` finds first, junk and quotes alike.
+    @Test func oneCookieIsReadAsParsingThemAllReadsIt() {
+        for header in [
+            "a=1; b=2;c=3 ;  d = 4 ; e=\"quoted\"; a=again", ";; novalue; =nameless; ok=yes; empty=; x=a=b", "",
+            "   ", "q=\"", "a", "a=", " a = \"\" ", "ab=1; a=2", "a=1;a=2", "é=3; e=4", "\ta\t=\t5\t",
+        ] {
+            for name in ["a", "b", "c", "d", "e", "ok", "empty", "x", "q", "ab", "é", "novalue", "", "A"] {
+                #expect(
+                    HTTPCookies.value(named: name, in: header)
+                        == HTTPCookies.parse(header).first { $0.name == name }?.value, "\(name) in \(header)")
+            }
+        }
+    }
+
     @Test func setCookieDefaultsAreSafe() throws {
         #expect(try SetCookie(name: "sid", value: "abc").headerValue() == "sid=abc; Path=/; HttpOnly; SameSite=Lax")
     }
