@@ -39,8 +39,14 @@ private func text(_ value: JSONValue) -> String {
     writer.writeString("a\"b")
     writer.writeRaw(#","ratio":"#)
     writer.writeDouble(0.5)
+    writer.writeRaw(#","tags":"#)
+    writer.writeStrings(["x", "y\"z"])
+    writer.writeRaw(#","none":"#)
+    writer.writeStrings([])
     writer.writeRaw("}")
-    #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"id":7,"name":"a\"b","ratio":0.5}"#)
+    #expect(
+        String(decoding: writer.bytes, as: UTF8.self)
+            == #"{"id":7,"name":"a\"b","ratio":0.5,"tags":["x","y\"z"],"none":[]}"#)
 }
 
 @Test(arguments: [

@@ -77,6 +77,15 @@ func steps() throws -> [Step] {
         headers: ["Content-Type": "application/json", "Cache-Control": "no-store", "Pragma": "no-cache"],
         body: tokenResponseBody)
     let date = HTTPDateCache().current()
+    let accessClaims = AccessTokenClaims(
+        iss: "http://127.0.0.1:8080", sub: "mO3V2cB4Y7lqR8wK1zT5xA", aud: "pVx1BqF9Ln3sW7eR2yU6dA",
+        clientID: "pVx1BqF9Ln3sW7eR2yU6dA", scope: "openid profile email", iat: 1_795_000_000, exp: 1_795_003_600,
+        jti: "Zb8m4Qk2Hn6Ty1Rc9Wv3Xs", authTime: 1_794_999_000, amr: ["pwd"], tenant: nil, sid: "Kd7n2Pq5Jm8Vr4Ls1Gt6Hw"
+    )
+    let idClaims = OpenIDTokenClaims(
+        iss: "http://127.0.0.1:8080", sub: "mO3V2cB4Y7lqR8wK1zT5xA", aud: "pVx1BqF9Ln3sW7eR2yU6dA", iat: 1_795_000_000,
+        exp: 1_795_003_600, authTime: 1_794_999_000, nonce: "n-0S6_WzA2Mj", amr: ["pwd"],
+        atHash: "77QmUPtjPfzWtF2AnpK9RQ", email: "user@example.com", emailVerified: true, sid: "Kd7n2Pq5Jm8Vr4Ls1Gt6Hw")
     return [
         Step(name: "es256", summary: "one ES256 signature of a token's signing input") {
             _ = try key.signature(for: accessTokenPayload)
@@ -104,6 +113,10 @@ func steps() throws -> [Step] {
         },
         Step(name: "response", summary: "one token response (1.3 KB of JSON, no-store) written for the wire") {
             _ = try HTTPResponseEncoder.encode(tokenResponse, context: HTTPResponseContext(), date: date)
+        },
+        Step(name: "claims", summary: "an access token's and an ID token's claims written as JSON") {
+            _ = accessClaims.payload
+            _ = idClaims.payload
         },
     ]
 }

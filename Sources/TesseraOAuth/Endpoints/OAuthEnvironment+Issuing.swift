@@ -17,13 +17,19 @@ extension OAuthEnvironment {
             exp: issuedAt + Int64(grant.client.accessTokenTTL), jti: try SecureRandom.identifier(),
             authTime: subject.map { Int64($0.authTime.timeIntervalSince1970) }, amr: subject?.amr,
             tenant: subject?.tenantID ?? grant.client.tenantID, sid: subject?.familyID)
-        let accessToken = try signer.sign(payload: accessClaims.json.serialized(), type: .accessToken)
-        var body: JSONObject = [
-            "access_token": .string(accessToken), "token_type": "Bearer",
-            "expires_in": .integer(Int64(grant.client.accessTokenTTL)),
-        ]
-        if let refreshToken = grant.refreshToken { body["refresh_token"] = .string(refreshToken) }
-        body["scope"] = .string(grant.scope.text)
+        let accessToken = try signer.sign(payload: accessClaims.payload, type: .accessToken)
+        // Written member by member, as the tokens' payloads are: no `JSONValue` tree for a response this common.
+        var body = JSONWriter(reservingCapacity: 2048)
+        body.writeRaw("{\"access_token\":")
+        body.writeString(accessToken)
+        body.writeRaw(",\"token_type\":\"Bearer\",\"expires_in\":")
+        body.writeInteger(Int64(grant.client.accessTokenTTL))
+        if let refreshToken = grant.refreshToken {
+            body.writeRaw(",\"refresh_token\":")
+            body.writeString(refreshToken)
+        }
+        body.writeRaw(",\"scope\":")
+        body.writeString(grant.scope.text)
         if let subject, grant.identityScope.contains("openid") {
             let scope = grant.identityScope
             let hash = try Digest.sha256(accessToken)
@@ -35,8 +41,10 @@ extension OAuthEnvironment {
                 emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,
                 name: scope.contains("profile") ? subject.displayName : nil,
                 phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil, sid: subject.familyID)
-            body["id_token"] = .string(try signer.sign(payload: idClaims.json.serialized(), type: .jwt))
+            body.writeRaw(",\"id_token\":")
+            body.writeString(try signer.sign(payload: idClaims.payload, type: .jwt))
         }
-        return OAuthResponse.json(body)
+        body.writeRaw("}")
+        return OAuthResponse.json(serialized: body.bytes)
     }
 }

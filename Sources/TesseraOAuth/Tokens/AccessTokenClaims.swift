@@ -51,15 +51,43 @@ public struct AccessTokenClaims: Decodable, Sendable, Equatable {
     }
 
     /// The claims as the JSON object a token carries, in the order above; absent members are left out.
-    var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [
-            ("iss", .string(iss)), ("sub", .string(sub)), ("aud", .string(aud)), ("client_id", .string(clientID)),
-            ("scope", .string(scope)), ("iat", .integer(iat)), ("exp", .integer(exp)), ("jti", .string(jti)),
-        ]
-        if let authTime { members.append(("auth_time", .integer(authTime))) }
-        if let amr { members.append(("amr", .array(amr.map(JSONValue.string)))) }
-        if let tenant { members.append(("tenant", .string(tenant))) }
-        if let sid { members.append(("sid", .string(sid))) }
-        return .object(JSONObject(members))
+    /// The claims as compact JSON, the token's payload: written member by member, without a `JSONValue` tree, since
+    /// every token response carries one.
+    public var payload: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 384)
+        writer.writeRaw("{\"iss\":")
+        writer.writeString(iss)
+        writer.writeRaw(",\"sub\":")
+        writer.writeString(sub)
+        writer.writeRaw(",\"aud\":")
+        writer.writeString(aud)
+        writer.writeRaw(",\"client_id\":")
+        writer.writeString(clientID)
+        writer.writeRaw(",\"scope\":")
+        writer.writeString(scope)
+        writer.writeRaw(",\"iat\":")
+        writer.writeInteger(iat)
+        writer.writeRaw(",\"exp\":")
+        writer.writeInteger(exp)
+        writer.writeRaw(",\"jti\":")
+        writer.writeString(jti)
+        if let authTime {
+            writer.writeRaw(",\"auth_time\":")
+            writer.writeInteger(authTime)
+        }
+        if let amr {
+            writer.writeRaw(",\"amr\":")
+            writer.writeStrings(amr)
+        }
+        if let tenant {
+            writer.writeRaw(",\"tenant\":")
+            writer.writeString(tenant)
+        }
+        if let sid {
+            writer.writeRaw(",\"sid\":")
+            writer.writeString(sid)
+        }
+        writer.writeRaw("}")
+        return writer.bytes
     }
 }

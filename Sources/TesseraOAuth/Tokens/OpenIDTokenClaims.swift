@@ -61,19 +61,51 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
     }
 
     /// The claims as the JSON object a token carries, in the order above; absent members are left out.
-    var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [
-            ("iss", .string(iss)), ("sub", .string(sub)), ("aud", .string(aud)), ("azp", .string(azp)),
-            ("iat", .integer(iat)), ("exp", .integer(exp)), ("auth_time", .integer(authTime)),
-        ]
-        if let nonce { members.append(("nonce", .string(nonce))) }
-        members.append(("amr", .array(amr.map(JSONValue.string))))
-        members.append(("at_hash", .string(atHash)))
-        if let email { members.append(("email", .string(email))) }
-        if let emailVerified { members.append(("email_verified", .bool(emailVerified))) }
-        if let name { members.append(("name", .string(name))) }
-        if let phoneNumber { members.append(("phone_number", .string(phoneNumber))) }
-        if let sid { members.append(("sid", .string(sid))) }
-        return .object(JSONObject(members))
+    /// The claims as compact JSON, the token's payload: written member by member, without a `JSONValue` tree.
+    public var payload: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512)
+        writer.writeRaw("{\"iss\":")
+        writer.writeString(iss)
+        writer.writeRaw(",\"sub\":")
+        writer.writeString(sub)
+        writer.writeRaw(",\"aud\":")
+        writer.writeString(aud)
+        writer.writeRaw(",\"azp\":")
+        writer.writeString(azp)
+        writer.writeRaw(",\"iat\":")
+        writer.writeInteger(iat)
+        writer.writeRaw(",\"exp\":")
+        writer.writeInteger(exp)
+        writer.writeRaw(",\"auth_time\":")
+        writer.writeInteger(authTime)
+        if let nonce {
+            writer.writeRaw(",\"nonce\":")
+            writer.writeString(nonce)
+        }
+        writer.writeRaw(",\"amr\":")
+        writer.writeStrings(amr)
+        writer.writeRaw(",\"at_hash\":")
+        writer.writeString(atHash)
+        if let email {
+            writer.writeRaw(",\"email\":")
+            writer.writeString(email)
+        }
+        if let emailVerified {
+            writer.writeRaw(emailVerified ? ",\"email_verified\":true" : ",\"email_verified\":false")
+        }
+        if let name {
+            writer.writeRaw(",\"name\":")
+            writer.writeString(name)
+        }
+        if let phoneNumber {
+            writer.writeRaw(",\"phone_number\":")
+            writer.writeString(phoneNumber)
+        }
+        if let sid {
+            writer.writeRaw(",\"sid\":")
+            writer.writeString(sid)
+        }
+        writer.writeRaw("}")
+        return writer.bytes
     }
 }
