@@ -50,9 +50,8 @@ public struct AccessTokenClaims: Decodable, Sendable, Equatable {
         case authTime = "auth_time"
     }
 
-    /// The claims as the JSON object a token carries, in the order above; absent members are left out.
-    /// The claims as compact JSON, the token's payload: written member by member, without a `JSONValue` tree, since
-    /// every token response carries one.
+    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out. Written
+    /// member by member, without a `JSONValue` tree, since every token response carries one.
     public var payload: [UInt8] {
         var writer = JSONWriter(reservingCapacity: 384)
         writer.writeRaw("{\"iss\":")

@@ -60,8 +60,8 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
         case phoneNumber = "phone_number"
     }
 
-    /// The claims as the JSON object a token carries, in the order above; absent members are left out.
-    /// The claims as compact JSON, the token's payload: written member by member, without a `JSONValue` tree.
+    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out. Written
+    /// member by member, without a `JSONValue` tree.
     public var payload: [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.writeRaw("{\"iss\":")
