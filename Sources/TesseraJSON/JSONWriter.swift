@@ -87,16 +87,6 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: number.description.utf8)
     }
 
-    /// Appends an array of strings.
-    public mutating func writeStrings(_ texts: [String]) {
-        bytes.append(UInt8(ascii: "["))
-        for (index, text) in texts.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            writeString(text)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-
     /// Appends a quoted, escaped string.
     public mutating func writeString(_ text: String) {
         bytes.append(ASCII.quote)

@@ -39,14 +39,23 @@ private func text(_ value: JSONValue) -> String {
     writer.writeString("a\"b")
     writer.writeRaw(#","ratio":"#)
     writer.writeDouble(0.5)
-    writer.writeRaw(#","tags":"#)
-    writer.writeStrings(["x", "y\"z"])
-    writer.writeRaw(#","none":"#)
-    writer.writeStrings([])
     writer.writeRaw("}")
+    #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"id":7,"name":"a\"b","ratio":0.5}"#)
+}
+
+@Test func objectWriterWritesMembersInOrderAndLeavesAbsentOnesOut() {
+    var object = JSONObjectWriter(reservingCapacity: 8)
+    object.member("none", nil as String?)
+    object.member("id", 7 as Int64?)
+    object.member("name", "a\"b")
+    object.member("ok", false)
+    object.member("tags", ["x", "y\"z"])
+    object.member("empty", [String]())
+    object.member("gone", nil as [String]?)
     #expect(
-        String(decoding: writer.bytes, as: UTF8.self)
-            == #"{"id":7,"name":"a\"b","ratio":0.5,"tags":["x","y\"z"],"none":[]}"#)
+        String(decoding: object.finish(), as: UTF8.self)
+            == #"{"id":7,"name":"a\"b","ok":false,"tags":["x","y\"z"],"empty":[]}"#)
+    #expect(JSONObjectWriter().finish() == Array("{}".utf8))
 }
 
 @Test(arguments: [

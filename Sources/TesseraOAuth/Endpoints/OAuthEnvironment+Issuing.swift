@@ -19,17 +19,12 @@ extension OAuthEnvironment {
             tenant: subject?.tenantID ?? grant.client.tenantID, sid: subject?.familyID)
         let accessToken = try signer.sign(payload: accessClaims.payload, type: .accessToken)
         // Written member by member, as the tokens' payloads are: no `JSONValue` tree for a response this common.
-        var body = JSONWriter(reservingCapacity: 2048)
-        body.writeRaw("{\"access_token\":")
-        body.writeString(accessToken)
-        body.writeRaw(",\"token_type\":\"Bearer\",\"expires_in\":")
-        body.writeInteger(Int64(grant.client.accessTokenTTL))
-        if let refreshToken = grant.refreshToken {
-            body.writeRaw(",\"refresh_token\":")
-            body.writeString(refreshToken)
-        }
-        body.writeRaw(",\"scope\":")
-        body.writeString(grant.scope.text)
+        var body = JSONObjectWriter(reservingCapacity: 2048)
+        body.member("access_token", accessToken)
+        body.member("token_type", "Bearer")
+        body.member("expires_in", Int64(grant.client.accessTokenTTL))
+        body.member("refresh_token", grant.refreshToken)
+        body.member("scope", grant.scope.text)
         if let subject, grant.identityScope.contains("openid") {
             let scope = grant.identityScope
             let hash = try Digest.sha256(accessToken)
@@ -41,10 +36,8 @@ extension OAuthEnvironment {
                 emailVerified: scope.contains("email") && subject.email != nil ? subject.emailVerified : nil,
                 name: scope.contains("profile") ? subject.displayName : nil,
                 phoneNumber: scope.contains("phone") ? subject.phoneNumber : nil, sid: subject.familyID)
-            body.writeRaw(",\"id_token\":")
-            body.writeString(try signer.sign(payload: idClaims.payload, type: .jwt))
+            body.member("id_token", try signer.sign(payload: idClaims.payload, type: .jwt))
         }
-        body.writeRaw("}")
-        return OAuthResponse.json(serialized: body.bytes)
+        return OAuthResponse.json(serialized: body.finish())
     }
 }

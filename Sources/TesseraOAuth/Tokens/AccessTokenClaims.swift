@@ -50,43 +50,21 @@ public struct AccessTokenClaims: Decodable, Sendable, Equatable {
         case authTime = "auth_time"
     }
 
-    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out. Written
-    /// member by member, without a `JSONValue` tree, since every token response carries one.
+    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out.
     public var payload: [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 384)
-        writer.writeRaw("{\"iss\":")
-        writer.writeString(iss)
-        writer.writeRaw(",\"sub\":")
-        writer.writeString(sub)
-        writer.writeRaw(",\"aud\":")
-        writer.writeString(aud)
-        writer.writeRaw(",\"client_id\":")
-        writer.writeString(clientID)
-        writer.writeRaw(",\"scope\":")
-        writer.writeString(scope)
-        writer.writeRaw(",\"iat\":")
-        writer.writeInteger(iat)
-        writer.writeRaw(",\"exp\":")
-        writer.writeInteger(exp)
-        writer.writeRaw(",\"jti\":")
-        writer.writeString(jti)
-        if let authTime {
-            writer.writeRaw(",\"auth_time\":")
-            writer.writeInteger(authTime)
-        }
-        if let amr {
-            writer.writeRaw(",\"amr\":")
-            writer.writeStrings(amr)
-        }
-        if let tenant {
-            writer.writeRaw(",\"tenant\":")
-            writer.writeString(tenant)
-        }
-        if let sid {
-            writer.writeRaw(",\"sid\":")
-            writer.writeString(sid)
-        }
-        writer.writeRaw("}")
-        return writer.bytes
+        var object = JSONObjectWriter(reservingCapacity: 384)
+        object.member("iss", iss)
+        object.member("sub", sub)
+        object.member("aud", aud)
+        object.member("client_id", clientID)
+        object.member("scope", scope)
+        object.member("iat", iat)
+        object.member("exp", exp)
+        object.member("jti", jti)
+        object.member("auth_time", authTime)
+        object.member("amr", amr)
+        object.member("tenant", tenant)
+        object.member("sid", sid)
+        return object.finish()
     }
 }

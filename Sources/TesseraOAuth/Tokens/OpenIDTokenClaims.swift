@@ -60,52 +60,24 @@ public struct OpenIDTokenClaims: Decodable, Sendable, Equatable {
         case phoneNumber = "phone_number"
     }
 
-    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out. Written
-    /// member by member, without a `JSONValue` tree.
+    /// The claims as compact JSON, the token's payload, in the order above; absent members are left out.
     public var payload: [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 512)
-        writer.writeRaw("{\"iss\":")
-        writer.writeString(iss)
-        writer.writeRaw(",\"sub\":")
-        writer.writeString(sub)
-        writer.writeRaw(",\"aud\":")
-        writer.writeString(aud)
-        writer.writeRaw(",\"azp\":")
-        writer.writeString(azp)
-        writer.writeRaw(",\"iat\":")
-        writer.writeInteger(iat)
-        writer.writeRaw(",\"exp\":")
-        writer.writeInteger(exp)
-        writer.writeRaw(",\"auth_time\":")
-        writer.writeInteger(authTime)
-        if let nonce {
-            writer.writeRaw(",\"nonce\":")
-            writer.writeString(nonce)
-        }
-        writer.writeRaw(",\"amr\":")
-        writer.writeStrings(amr)
-        writer.writeRaw(",\"at_hash\":")
-        writer.writeString(atHash)
-        if let email {
-            writer.writeRaw(",\"email\":")
-            writer.writeString(email)
-        }
-        if let emailVerified {
-            writer.writeRaw(emailVerified ? ",\"email_verified\":true" : ",\"email_verified\":false")
-        }
-        if let name {
-            writer.writeRaw(",\"name\":")
-            writer.writeString(name)
-        }
-        if let phoneNumber {
-            writer.writeRaw(",\"phone_number\":")
-            writer.writeString(phoneNumber)
-        }
-        if let sid {
-            writer.writeRaw(",\"sid\":")
-            writer.writeString(sid)
-        }
-        writer.writeRaw("}")
-        return writer.bytes
+        var object = JSONObjectWriter(reservingCapacity: 512)
+        object.member("iss", iss)
+        object.member("sub", sub)
+        object.member("aud", aud)
+        object.member("azp", azp)
+        object.member("iat", iat)
+        object.member("exp", exp)
+        object.member("auth_time", authTime)
+        object.member("nonce", nonce)
+        object.member("amr", amr)
+        object.member("at_hash", atHash)
+        object.member("email", email)
+        object.member("email_verified", emailVerified)
+        object.member("name", name)
+        object.member("phone_number", phoneNumber)
+        object.member("sid", sid)
+        return object.finish()
     }
 }
