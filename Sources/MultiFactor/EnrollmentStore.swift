@@ -54,11 +54,15 @@ enum EnrollmentStore {
         }
     }
 
-    /// Deletes the enrolments of `userID` whose ids are not in `kept`; returns how many went.
+    /// Deletes the enrolments of `userID` whose ids are not in `kept`; returns how many went. The ids travel as a JSON
+    /// array, which encodes any text, so no id can be read as another.
     static func remove(_ db: some SQLRunner, userID: String, keeping kept: [String]) async throws -> Int {
         let removed = try await db.query(
-            "DELETE FROM mfa_enrollments WHERE user_id = $1 AND NOT (enrollment_id = ANY($2::text[]))",
-            [userID, "{" + kept.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
+            """
+            DELETE FROM mfa_enrollments
+            WHERE user_id = $1 AND enrollment_id NOT IN (SELECT jsonb_array_elements_text($2::jsonb))
+            """,
+            [userID, JSONValue.array(kept.map(JSONValue.string)).description])
         return removed.affectedRows
     }
 
