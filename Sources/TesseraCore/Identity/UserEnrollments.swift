@@ -1,4 +1,4 @@
-public import TesseraPostgres
+import TesseraPostgres
 
 /// The second-factor enrolments of a user as the admin API shows and removes them (`users.get`, `users.list`,
 /// `users.update`'s `mfaInfo`). The multi-factor module owns their table, `mfa_enrollments`, and gives the core this
