@@ -11,6 +11,8 @@ public struct CoreServices: Sendable {
     /// Seals authorization codes (DESIGN §4: short-lived values that only travel): keys derived from the master
     /// keys for that one purpose, so a code never opens as anything else and rotates with the master key.
     public let codeKeys: KeyRing
+    /// Seals the session cookies of the login pages, the same way for that one purpose.
+    public let sessionKeys: KeyRing
     public let clock: any WallClock
     /// Fleet-wide change notices, which keep the caches of the token path fresh (clients, configuration, keys).
     public let changes: ChangeFeed
@@ -35,6 +37,7 @@ public struct CoreServices: Sendable {
         self.database = database
         self.keyRing = keyRing
         codeKeys = try keyRing.derived(purpose: "authorization code")
+        sessionKeys = try keyRing.derived(purpose: "browser session")
         self.clock = clock
         self.changes = changes
         configs = ConfigStore(changes: changes)

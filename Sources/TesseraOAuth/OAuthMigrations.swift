@@ -26,6 +26,9 @@ public import TesseraPostgres
 /// no foreign key (no row lock on a hot parent per insert). Codes issued before the upgrade stop working (they
 /// live 60 s).
 ///
+/// Version 9 keeps what ended browser sessions early (`oauth_sso_revocations`, ``SSORevocations``), so that an SSO
+/// authorization trusts a sealed session cookie without reading the session.
+///
 /// Version 8 lets a client register where `/oauth2/logout` may send the browser (`post_logout_redirect_uris`,
 /// space-separated as `redirect_uris`).
 ///
@@ -52,7 +55,71 @@ public enum OAuthMigrations {
         Migration(
             module: "oauth", version: 8, name: "post_logout_redirect_uris",
             sql: "ALTER TABLE oauth_clients ADD COLUMN post_logout_redirect_uris text NOT NULL DEFAULT '';"),
+        Migration(module: "oauth", version: 9, name: "sso_revocations", sql: ssoRevocations),
     ]
+
+    /// What ended browser sessions before their expiry (``SSORevocations``), written by triggers only, each change
+    /// announced on the change feed in its transaction:
+    /// - `session:<hex of the session hash>`: the session was deleted before its expiry (sign-out, the step-up, its
+    ///   user, client's sign-in or tenant deleted), or its sign-in was revoked; kept until the session's expiry;
+    /// - `user:<user id>`: the user was disabled (`revoked`), or enabled again; kept for a session's lifetime and an
+    ///   hour, as every session the change concerns began before it.
+    private static let ssoRevocations = """
+        CREATE TABLE oauth_sso_revocations (
+            subject text PRIMARY KEY,
+            revoked boolean NOT NULL,
+            changed_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX oauth_sso_revocations_by_change ON oauth_sso_revocations (changed_at);
+        CREATE INDEX oauth_sso_revocations_by_expiry ON oauth_sso_revocations (expires_at);
+
+        CREATE FUNCTION oauth_sso_revoke(_subject text, _revoked boolean, _expires_at timestamptz) RETURNS void
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO oauth_sso_revocations AS r (subject, revoked, changed_at, expires_at)
+            VALUES (_subject, _revoked, clock_timestamp(), _expires_at)
+            ON CONFLICT (subject) DO UPDATE SET revoked = EXCLUDED.revoked, changed_at = EXCLUDED.changed_at,
+                expires_at = greatest(r.expires_at, EXCLUDED.expires_at);
+            PERFORM pg_notify('\(ChangeFeed.channel)',
+                'sso_revocations:' || CASE WHEN _revoked THEN '+' ELSE '-' END || _subject);
+        END
+        $$;
+
+        CREATE FUNCTION oauth_browser_session_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.expires_at > now() THEN
+                PERFORM oauth_sso_revoke('session:' || encode(OLD.session_hash, 'hex'), true, OLD.expires_at);
+            END IF;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER oauth_browser_session_deleted AFTER DELETE ON oauth_browser_sessions
+            FOR EACH ROW EXECUTE FUNCTION oauth_browser_session_deleted();
+
+        CREATE FUNCTION oauth_sign_in_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM oauth_sso_revoke('session:' || encode(s.session_hash, 'hex'), true, s.expires_at)
+            FROM oauth_browser_sessions s WHERE s.family_id = NEW.family_id AND s.expires_at > now();
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER oauth_sign_in_revoked AFTER UPDATE OF revoked_at ON token_families
+            FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL AND NEW.client_id IS NULL)
+            EXECUTE FUNCTION oauth_sign_in_revoked();
+
+        CREATE FUNCTION oauth_user_disabled_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.disabled OR EXISTS (SELECT 1 FROM oauth_sso_revocations WHERE subject = 'user:' || NEW.user_id) THEN
+                PERFORM oauth_sso_revoke('user:' || NEW.user_id, NEW.disabled, clock_timestamp() + interval '13 hours');
+            END IF;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER oauth_user_disabled_changed AFTER UPDATE OF disabled ON users
+            FOR EACH ROW WHEN (OLD.disabled IS DISTINCT FROM NEW.disabled)
+            EXECUTE FUNCTION oauth_user_disabled_changed();
+        """
 
     /// Access tokens revoked at `/oauth2/revoke` (RFC 7009), by `jti`, until the token's own expiry: introspection
     /// answers `active: false` for them on every server, whatever grant issued them.
@@ -73,6 +140,8 @@ public enum OAuthMigrations {
         .expiring("oauth_browser_sessions", time: "expires_at"),
         // A revoked access token past its own expiry is refused anyway.
         .expiring("oauth_revoked_access_tokens", time: "expires_at"),
+        // Every session a revocation concerns has expired by then.
+        .expiring("oauth_sso_revocations", time: "expires_at"),
     ]
 
     /// Revoking a user's tokens (anything that moves `users.tokens_valid_after`) or disabling the user ends, in

@@ -23,6 +23,7 @@ import Testing
                 "oauth/0003_codes_name_their_sign_in", "oauth/0004_sealed_codes",
                 "oauth/0005_families_without_client_lock", "oauth/0006_revocation_ends_login_flows",
                 "oauth/0007_revoked_access_tokens", "oauth/0008_post_logout_redirect_uris",
+                "oauth/0009_sso_revocations",
             ])
     }
 

@@ -95,6 +95,7 @@ TABLES = {
     "mfa_pending_credentials": "mfap",
     "phone_sign_in_sessions": "phone",
     "oauth_revoked_access_tokens": "revat",
+    "oauth_sso_revocations": "ssorev",
 }
 EXPIRING = {
     "oauth_spent_codes": 60,

@@ -25,10 +25,35 @@ struct AuthorizeEndpoint: Sendable {
         case .failure(let problem): return Self.badRequest(problem.description)
         }
         return await context.withPool { pool in
-            let sessionHash = try Self.sessionHash(request, cookieName: context.cookies.sessionName)
-            let found = try await clientAndConfig(
-                pool, clientID: target.clientID,
-                alongside: sessionHash.map { BrowserSessions.find(hash: $0, now: context.now) })
+            let now = context.now
+            let cookie = request.cookie(named: context.cookies.sessionName).flatMap { $0.isEmpty ? nil : $0 }
+            let sealed = cookie.flatMap { SessionCookie.open($0, keys: context.services.sessionKeys) }
+            // The client's round trip (when it is not cached) also carries the revocation list's read when it is
+            // due, or the session's row for a cookie that is not sealed.
+            var listRead: SSORevocationList.Read?
+            var alongside: PostgresQuery?
+            if let sealed {
+                if Self.signsIn(sealed, now: now) {
+                    listRead = context.revocations.dueRead(now: now)
+                    alongside = listRead?.query
+                }
+            } else if let cookie {
+                alongside = BrowserSessions.find(hash: try SecretDigest.of(cookie), now: now)
+            }
+            let found: (client: (OAuthClient, EffectiveConfig)?, alongside: PostgresResult?)
+            do {
+                found = try await clientAndConfig(pool, clientID: target.clientID, alongside: alongside)
+                if let listRead {
+                    if let result = found.alongside {
+                        try context.revocations.apply(result, of: listRead, now: now)
+                    } else {
+                        context.revocations.failed(listRead)
+                    }
+                }
+            } catch {
+                if let listRead { context.revocations.failed(listRead) }
+                throw error
+            }
             guard let (client, config) = found.client else {
                 return Self.badRequest("The application (client_id) is not registered.")
             }
@@ -49,8 +74,16 @@ struct AuthorizeEndpoint: Sendable {
             guard !config.disabled else {
                 return redirect(AuthorizationError("access_denied", "Sign-in is disabled for this tenant."))
             }
-            let session = try sessionHash.flatMap { hash in
-                try found.alongside?.rows.first.map { (hash: hash, family: try BrowserSessions.family(row: $0)) }
+            let session: (hash: [UInt8], family: SignInFamily)?
+            if let sealed {
+                session = try await live(pool, sealed, now: now)
+            } else if let cookie {
+                let row = found.alongside?.rows.first
+                session = try row.map {
+                    (hash: try SecretDigest.of(cookie), family: try BrowserSessions.family(row: $0))
+                }
+            } else {
+                session = nil
             }
             // The pages of the flow speak the language chosen here, kept in a cookie.
             let language = Language.negotiate(
@@ -64,8 +97,30 @@ struct AuthorizeEndpoint: Sendable {
         }
     }
 
+    /// The session of a sealed cookie when it is live: as the cookie says when the revocation list vouches for it,
+    /// else as its row says (one more round trip, rare: the list is being re-read, or overflowed).
+    private func live(
+        _ pool: PostgresPool, _ sealed: SessionCookie, now: Date
+    ) async throws -> (hash: [UInt8], family: SignInFamily)? {
+        guard Self.signsIn(sealed, now: now) else { return nil }
+        let hash = try sealed.hash()
+        switch context.revocations.verdict(sealed, hash: hash) {
+        case .live: return (hash, sealed.family)
+        case .revoked: return nil
+        case .unknown:
+            let found = try await pool.pipeline([BrowserSessions.find(hash: hash, now: now)])
+            return try found[0].rows.first.map { (hash, try BrowserSessions.family(row: $0)) }
+        }
+    }
+
+    /// Whether a sealed session may sign its user in by SSO at `now`, as far as the cookie tells: unexpired, and its
+    /// sign-in owes no enrolment.
+    private static func signsIn(_ sealed: SessionCookie, now: Date) -> Bool {
+        sealed.expiresAt > now && !sealed.enrollmentRequired
+    }
+
     /// The client `clientID` (nil when there is none) with its tenant's configuration, and the result of `query`
-    /// (the browser session's read) in the same round trip: from this server's caches when both are fresh there
+    /// (the revocation list's or the browser session's read) in the same round trip: from this server's caches when both are fresh there
     /// (then `query` alone is sent, if any), else read with `query` in one pipeline and kept in the caches.
     private func clientAndConfig(
         _ pool: PostgresPool, clientID: String, alongside query: PostgresQuery?
@@ -143,9 +198,11 @@ struct AuthorizeEndpoint: Sendable {
     private func upgrade(
         _ pool: PostgresPool, _ live: (hash: [UInt8], family: SignInFamily), config: EffectiveConfig
     ) async throws -> Upgrade? {
-        guard let user = try await UserStore.find(pool, id: live.family.userID, tenantID: live.family.tenantID) else {
-            return nil
-        }
+        // The step-up replaces the session's row: it must still be there (a sealed cookie was not read).
+        let found = try await pool.pipeline([BrowserSessions.find(hash: live.hash, now: context.now)])
+        guard found[0].rows.first != nil,
+            let user = try await UserStore.find(pool, id: live.family.userID, tenantID: live.family.tenantID)
+        else { return nil }
         let outcome = try await context.router.completeFirstFactor(
             pool, user: user, provider: live.family.provider, config: config, authTime: live.family.authTime)
         return Upgrade(hash: live.hash, outcome: outcome)
@@ -193,12 +250,6 @@ struct AuthorizeEndpoint: Sendable {
     /// Login flows one client address may start a minute (each is stored until it expires, 10 minutes later).
     static let flowsPerClient = RateLimit(
         name: "login_flows_client", limit: 300, window: 60, refusal: "Too many sign-ins were started.")
-
-    /// The SHA-256 of the request's session cookie; nil when it has none.
-    private static func sessionHash(_ request: HTTPRequest, cookieName: String) throws -> [UInt8]? {
-        guard let secret = request.cookie(named: cookieName), !secret.isEmpty else { return nil }
-        return try SecretDigest.of(secret)
-    }
 
     /// The request's `state` when it was sent once (a repeated `state` is not echoed).
     private static func state(of query: URLEncodedForm) -> String? {

@@ -44,7 +44,9 @@ struct LogoutEndpoint: Sendable {
             case .success(let checked): request = checked
             case .failure(let refusal): return refusal.response
             }
-            let sessionHash = try http.cookie(named: context.cookies.sessionName).map { try SecretDigest.of($0) }
+            let sessionHash = try http.cookie(named: context.cookies.sessionName).map {
+                try SessionCookie.hash(ofCookie: $0, keys: context.services.sessionKeys)
+            }
             var sessionUser: String?
             if let sessionHash { sessionUser = try await self.sessionUser(pool, hash: sessionHash) }
             if let hint = request.hint, sessionUser == nil || sessionUser == hint.sub {
@@ -78,7 +80,9 @@ struct LogoutEndpoint: Sendable {
             case .success(let checked): request = checked
             case .failure(let refusal): return refusal.response
             }
-            let sessionHash = try http.cookie(named: context.cookies.sessionName).map { try SecretDigest.of($0) }
+            let sessionHash = try http.cookie(named: context.cookies.sessionName).map {
+                try SessionCookie.hash(ofCookie: $0, keys: context.services.sessionKeys)
+            }
             if let sessionHash { try await self.endSession(pool, hash: sessionHash) }
             return try self.finish(request, clearing: sessionHash != nil)
         }
@@ -153,6 +157,7 @@ struct LogoutEndpoint: Sendable {
     private func endSession(_ pool: PostgresPool, hash: [UInt8]) async throws {
         let now = context.now
         try await pool.transaction { transaction in try await BrowserSessions.end(transaction, hash: hash, now: now) }
+        context.revocations.ended(hash: hash, now: now)
     }
 
     /// The redirect to the registered URI with `state`, or the signed-out page; the session cookie deleted when

@@ -2,23 +2,27 @@ import FoundationEssentials
 import TesseraCore
 import TesseraPostgres
 
-/// The `oauth_browser_sessions` table: signed-in browsers (SSO). The cookie holds a 256-bit secret; the row holds
-/// its SHA-256 and the token family of the sign-in, so whatever revokes the user's tokens (`users.revokeTokens`,
-/// a password change, an MFA withdraw) or disables the user ends the session too.
+/// The `oauth_browser_sessions` table: signed-in browsers (SSO). The cookie holds a 256-bit secret, sealed with the
+/// sign-in (``SessionCookie``); the row holds its SHA-256 and the token family of the sign-in, so whatever revokes
+/// the user's tokens (`users.revokeTokens`, a password change, an MFA withdraw) or disables the user ends the session
+/// too (read here, or learnt through ``SSORevocations``).
 enum BrowserSessions {
     /// Absolute lifetime of a browser session (12 hours).
     static let lifetime: TimeInterval = 12 * 3600
 
-    /// A new session on `familyID`; returns the cookie's secret.
-    static func create(_ db: any SQLRunner, familyID: String, now: Date) async throws -> String {
+    /// A new session on `familyID`; returns its secret and expiry.
+    static func create(
+        _ db: any SQLRunner, familyID: String, now: Date
+    ) async throws -> (secret: String, expiresAt: Date) {
         let session = try SecretDigest.make()
+        let expiresAt = now.addingTimeInterval(lifetime)
         try await db.query(
             """
             INSERT INTO oauth_browser_sessions (session_hash, family_id, created_at, expires_at)
             VALUES ($1, $2, $3, $4)
             """,
-            [session.digest, familyID, now, now.addingTimeInterval(lifetime)])
-        return session.secret
+            [session.digest, familyID, now, expiresAt])
+        return (session.secret, expiresAt)
     }
 
     /// The statement finding the sign-in of the live session whose cookie hashes to `hash`: unexpired, its family
@@ -35,11 +39,13 @@ enum BrowserSessions {
     }
 
     /// Replaces the session whose cookie hashes to `hash` by a new one on the family of a sign-in that passed a
-    /// second factor (SSO upgraded), and returns the new cookie's secret: a change of authentication level always
+    /// second factor (SSO upgraded), and returns the new session's secret and expiry: a change of authentication level always
     /// gets a new session id, so a session id seen before the step-up (fixed by an attacker, say) never carries it.
     /// The lifetime does not grow: the new session ends when the old one would have (now plus ``lifetime`` when
     /// the old one is gone).
-    static func upgrade(_ db: any SQLRunner, hash: [UInt8], to familyID: String, now: Date) async throws -> String {
+    static func upgrade(
+        _ db: any SQLRunner, hash: [UInt8], to familyID: String, now: Date
+    ) async throws -> (secret: String, expiresAt: Date) {
         let ended = try await db.query(
             "DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING expires_at", [hash])
         let session = try SecretDigest.make()
@@ -50,7 +56,7 @@ enum BrowserSessions {
             VALUES ($1, $2, $3, $4)
             """,
             [session.digest, familyID, now, expiresAt])
-        return session.secret
+        return (session.secret, expiresAt)
     }
 
     /// Ends the session whose cookie hashes to `hash` (sign-out): deletes it and revokes the sign-in it rests on,

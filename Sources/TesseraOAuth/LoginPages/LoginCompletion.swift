@@ -45,9 +45,10 @@ struct LoginCompletion: Sendable {
         let now = context.now
         var flow = opened.flow
         try flow.complete()
-        let issued: (code: String, session: String)? = try await pool.transaction { transaction in
+        let issued: (code: String, session: (secret: String, expiresAt: Date))? = try await pool.transaction {
+            transaction in
             guard try await LoginFlows.complete(transaction, hash: flow.hash, now: now) else { return nil }
-            let session: String
+            let session: (secret: String, expiresAt: Date)
             if let upgraded = flow.browserSessionHash {
                 session = try await BrowserSessions.upgrade(transaction, hash: upgraded, to: family.familyID, now: now)
             } else {
@@ -60,9 +61,13 @@ struct LoginCompletion: Sendable {
         guard let issued else {
             return ErrorPage.flowEnded("This sign-in is already complete or has expired. Return to the app.")
         }
+        if let upgraded = flow.browserSessionHash { context.revocations.ended(hash: upgraded, now: now) }
+        let cookie = SessionCookie(
+            secret: issued.session.secret, family: family, enrollmentRequired: tokens.mfaEnrollmentRequired == true,
+            expiresAt: issued.session.expiresAt)
         var response = LoginResponse.redirect(
             to: OAuthRedirect.code(issued.code, for: flow.request, issuer: context.issuer), status: .seeOther)
-        try response.setCookie(context.cookies.session(issued.session))
+        try response.setCookie(context.cookies.session(try cookie.sealed(keys: context.services.sessionKeys)))
         log(flow.request, family: family, sso: false)
         return response
     }

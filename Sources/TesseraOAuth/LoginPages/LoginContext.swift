@@ -17,6 +17,8 @@ struct LoginContext: Sendable {
     /// The clients by id (nil: none), kept fresh by change notices, so that an authorization request with a
     /// browser session reads only the session.
     let clients: FleetCache<OAuthClient?>
+    /// What ended browser sessions early, so that an SSO authorization trusts a sealed session cookie.
+    let revocations: SSORevocations
     /// Proxies whose forwarding headers are believed, for the client address the SMS limits count.
     let trustedProxies: [IPNetwork]
     let logger: Logger

@@ -4,7 +4,8 @@ import TesseraHTTP
 /// The two cookies of the login pages, both `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with a `__Host-` name
 /// when the issuer is https:
 /// - the browser cookie: a random secret that binds login flows and their CSRF tokens to this browser;
-/// - the session cookie: the signed-in browser session (SSO), for ``BrowserSessions/lifetime``.
+/// - the session cookie: the signed-in browser session (SSO, a sealed ``SessionCookie``), for
+///   ``BrowserSessions/lifetime``.
 struct LoginCookies: Sendable {
     /// Whether the issuer is https, so the cookies are `Secure`.
     let secure: Bool
@@ -29,10 +30,10 @@ struct LoginCookies: Sendable {
             name: languageName, value: language.rawValue, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 
-    /// The session cookie, for the whole session's lifetime.
-    func session(_ secret: String) -> SetCookie {
+    /// The session cookie (a sealed ``SessionCookie``), for the whole session's lifetime.
+    func session(_ value: String) -> SetCookie {
         SetCookie(
-            name: sessionName, value: secret, path: "/", maxAge: Int(BrowserSessions.lifetime), secure: secure,
+            name: sessionName, value: value, path: "/", maxAge: Int(BrowserSessions.lifetime), secure: secure,
             httpOnly: true, sameSite: .lax)
     }
 }

@@ -72,7 +72,10 @@ public struct OAuthLogin: Sendable {
     ) {
         var context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
-            clients: OAuthClients.cache(services.changes), trustedProxies: trustedProxies, logger: logger)
+            clients: OAuthClients.cache(services.changes),
+            revocations: SSORevocations(changes: services.changes, clock: services.clock),
+            trustedProxies: trustedProxies,
+            logger: logger)
         context.proofOfWork = LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32)))
         context.phoneSignIn = phoneSignIn
         self.context = context
