@@ -106,6 +106,36 @@ import Testing
         }
     }
 
+    @Test func aBrowserSignedInOnOneServerSignsInOnAnotherUntilItSignsOutOnTheFirst() async throws {
+        try await LoginHarness.run { a in
+            let client = try await a.client(tenantID: nil)
+            let user = try await a.user(tenantID: nil)
+            var browser = a.browser()
+            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+            _ = try await browser.submit(
+                page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            let cookies = browser.cookies
+            try await a.core.withSecondServer(staleness: .seconds(60)) { b in
+                let logger = Logger(label: "fleet-test")
+                let router = MultiFactorRouter(services: b, registry: FactorRegistry([]), logger: logger)
+                let login = OAuthLogin(services: b, router: router, issuer: CoreHarness.issuer, logger: logger)
+                try await waitUntil { b.changes.isListening }
+                let ssoOnB = { @Sendable () async throws -> Bool in
+                    var other = Browser(login: login)
+                    other.cookies = cookies
+                    let answer = try await other.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+                    return answer.status.code == 302 && answer.headers["Location"]?.contains("code=") == true
+                }
+                // B opens the session cookie A sealed.
+                #expect(try await ssoOnB())
+                let confirmation = try await browser.send(.get, "/oauth2/logout")
+                #expect(try await browser.submit(confirmation, form: "logout-form").status.code == 200)
+                // B, whose caches would serve for a minute, learns of the sign-out from its notice.
+                try await waitUntil { try await !ssoOnB() }
+            }
+        }
+    }
+
     @Test func aSigningKeyRotatedOnOneServerSignsOnAnother() async throws {
         try await SigningKeyRotation.exclusively {
             try await ClientsHarness.run { a in
