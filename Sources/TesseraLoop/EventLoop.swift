@@ -10,8 +10,12 @@ import Glibc
 /// The loop is the isolation domain of everything it serves: its sockets, timers and database connections
 /// are touched only from its thread, so none of them need locks. Work reaches the loop from other threads
 /// through ``execute(_:)`` or, for Swift concurrency, because the loop is a `SerialExecutor` and a
-/// `TaskExecutor` (see `EventLoop+Executor.swift`). Jobs are queued under a mutex; `uv_async_send` wakes the
-/// loop only when the queue goes from empty to non-empty, and the wakeup drains the whole queue.
+/// `TaskExecutor` (see `EventLoop+Executor.swift`). Jobs are queued under a mutex, and the loop is woken only when
+/// the queue goes from empty to non-empty: from another thread by `uv_async_send` (a write to an eventfd, read back
+/// by the loop); from the loop's own thread, where most work comes from (a socket's callback resuming the task
+/// that waits for it), by an idle handle, which costs no system call: it runs the queue before the loop next
+/// polls. A drain runs what its jobs queue on the same loop too, up to ``drainRounds`` rounds, before the loop
+/// polls its sockets again.
 public final class EventLoop: @unchecked Sendable {
     /// Work waiting to run on the loop thread.
     enum Work {
@@ -32,6 +36,10 @@ public final class EventLoop: @unchecked Sendable {
     /// The libuv loop; use only on the loop thread.
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>
+    /// Started to drain the queue at the next turn of the loop when the loop's own thread queued work.
+    private let idle: UnsafeMutablePointer<uv_idle_t>
+    /// Whether ``drain()`` is running; only the loop thread touches it.
+    private var draining = false
     private let pending = Mutex(Pending())
     /// The batch being run; only the loop thread touches it, so draining allocates nothing in steady state.
     private var running: [Work] = []
@@ -44,12 +52,14 @@ public final class EventLoop: @unchecked Sendable {
         self.index = index
         uvLoop = .allocate(capacity: 1)
         wakeup = .allocate(capacity: 1)
+        idle = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         do {
             try LoopError.check(uv_loop_init(uvLoop), "uv_loop_init")
         } catch {
             uvLoop.deallocate()
             wakeup.deallocate()
+            idle.deallocate()
             readBuffer.deallocate()
             throw error
         }
@@ -60,7 +70,13 @@ public final class EventLoop: @unchecked Sendable {
         }
         LoopError.require(status, "uv_async_init")
         wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        idle.initialize(to: uv_idle_t())
+        LoopError.require(uv_idle_init(uvLoop, idle), "uv_idle_init")
+        idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
+
+    /// How many times one drain runs what the jobs it ran queued on this loop, before the loop polls its sockets.
+    static let drainRounds = 8
 
     /// The loop of the calling thread, or nil when the caller is not on a loop thread.
     public static var current: EventLoop? {
@@ -99,25 +115,54 @@ public final class EventLoop: @unchecked Sendable {
             state.work.append(work)
             return wasEmpty
         }
-        if wasEmpty == true { uv_async_send(wakeup) }
+        guard wasEmpty == true else { return }
+        if !inEventLoop {
+            uv_async_send(wakeup)
+        } else if !draining {
+            uv_idle_start(idle, Self.drainAtIdle)
+        }
     }
 
-    /// Runs everything queued so far, on the loop thread.
+    /// The idle handle's callback: drains the loop its handle belongs to.
+    private static let drainAtIdle: uv_idle_cb = { handle in
+        guard let data = handle?.pointee.data else { return }
+        Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().drain()
+    }
+
+    /// Runs everything queued so far, and what that queues, on the loop thread: at most ``drainRounds`` batches;
+    /// work still queued then is left to the idle handle, at the next turn of the loop, after the sockets.
     private func drain() {
-        let stopping = pending.withLock { state -> Bool in
-            swap(&state.work, &running)
-            return state.stopping
-        }
-        for work in running {
-            switch work {
-            case .job(let job):
-                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-            case .closure(let closure):
-                closure()
+        draining = true
+        defer { draining = false }
+        for _ in 0..<Self.drainRounds {
+            let stopping = pending.withLock { state -> Bool in
+                swap(&state.work, &running)
+                return state.stopping
+            }
+            if running.isEmpty && !stopping {
+                uv_idle_stop(idle)
+                return
+            }
+            for work in running {
+                switch work {
+                case .job(let job):
+                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                case .closure(let closure):
+                    closure()
+                }
+            }
+            running.removeAll(keepingCapacity: true)
+            if stopping {
+                uv_idle_stop(idle)
+                uv_stop(uvLoop)
+                return
             }
         }
-        running.removeAll(keepingCapacity: true)
-        if stopping { uv_stop(uvLoop) }
+        if pending.withLock({ $0.work.isEmpty }) {
+            uv_idle_stop(idle)
+        } else {
+            uv_idle_start(idle, Self.drainAtIdle)
+        }
     }
 
     /// Asks the loop thread to leave `uv_run`; later work is dropped. Safe from any thread.

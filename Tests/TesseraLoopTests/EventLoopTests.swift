@@ -66,6 +66,34 @@ actor LoopBoundCounter {
         }
     }
 
+    @Test func workTheLoopQueuesForItselfRunsInOrderWithoutStarvingItsTimers() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let seen = Mutex<[Int]>([])
+        let timerFiredAt = Mutex<Int?>(nil)
+        let done = Mutex(false)
+        // A chain far longer than one drain's rounds, each link queued from the loop thread (no eventfd), and a
+        // timer due at once: the loop must poll (and fire the timer) between drains, and finish the chain.
+        @Sendable func link(_ index: Int) {
+            seen.withLock { $0.append(index) }
+            if index == 5_000 { return done.withLock { $0 = true } }
+            loop.execute { link(index + 1) }
+        }
+        try await loop.submit {
+            let timer = LoopTimer(loop: loop)
+            timer.start(after: .zero) {
+                timerFiredAt.withLock { $0 = seen.withLock { $0.count } }
+                timer.close()
+            }
+            loop.execute { link(0) }
+        }
+        for _ in 0..<500 where !done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(seen.withLock { $0 } == Array(0...5_000))
+        let firedAt = try #require(timerFiredAt.withLock { $0 })
+        #expect(firedAt < 5_000)
+    }
+
     @Test func offloadRunsOnThePoolNotTheLoop() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
