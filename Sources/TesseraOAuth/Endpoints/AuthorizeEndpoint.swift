@@ -26,33 +26,9 @@ struct AuthorizeEndpoint: Sendable {
         }
         return await context.withPool { pool in
             let now = context.now
-            let cookie = request.cookie(named: context.cookies.sessionName).flatMap { $0.isEmpty ? nil : $0 }
-            let sealed = cookie.flatMap { SessionCookie.open($0, keys: context.services.sessionKeys) }
-            // The client's round trip (when it is not cached) also carries the revocation list's read when it is
-            // due, or the session's row for a cookie that is not sealed.
-            var listRead: SSORevocationList.Read?
-            var alongside: PostgresQuery?
-            if let sealed {
-                if Self.signsIn(sealed, now: now) {
-                    listRead = context.revocations.dueRead(now: now)
-                    alongside = listRead?.query
-                }
-            } else if let cookie {
-                alongside = BrowserSessions.find(hash: try SecretDigest.of(cookie), now: now)
-            }
-            let found: (client: (OAuthClient, EffectiveConfig)?, alongside: PostgresResult?)
-            do {
-                found = try await clientAndConfig(pool, clientID: target.clientID, alongside: alongside)
-                if let listRead {
-                    if let result = found.alongside {
-                        try context.revocations.apply(result, of: listRead, now: now)
-                    } else {
-                        context.revocations.failed(listRead)
-                    }
-                }
-            } catch {
-                if let listRead { context.revocations.failed(listRead) }
-                throw error
+            let cookie = try SessionCookieRead(request, context: context, now: now)
+            let found = try await cookie.applying {
+                try await clientAndConfig(pool, clientID: target.clientID, alongside: cookie.query)
             }
             guard let (client, config) = found.client else {
                 return Self.badRequest("The application (client_id) is not registered.")
@@ -74,17 +50,7 @@ struct AuthorizeEndpoint: Sendable {
             guard !config.disabled else {
                 return redirect(AuthorizationError("access_denied", "Sign-in is disabled for this tenant."))
             }
-            let session: (hash: [UInt8], family: SignInFamily)?
-            if let sealed {
-                session = try await live(pool, sealed, now: now)
-            } else if let cookie {
-                let row = found.alongside?.rows.first
-                session = try row.map {
-                    (hash: try SecretDigest.of(cookie), family: try BrowserSessions.family(row: $0))
-                }
-            } else {
-                session = nil
-            }
+            let session = try await self.session(pool, cookie, alongside: found.alongside, now: now)
             // The pages of the flow speak the language chosen here, kept in a cookie.
             let language = Language.negotiate(
                 uiLocales: query["ui_locales"], acceptLanguage: request.headers["Accept-Language"],
@@ -97,11 +63,62 @@ struct AuthorizeEndpoint: Sendable {
         }
     }
 
-    /// The session of a sealed cookie when it is live: as the cookie says when the revocation list vouches for it,
-    /// else as its row says (one more round trip, rare: the list is being re-read, or overflowed).
-    private func live(
-        _ pool: PostgresPool, _ sealed: SessionCookie, now: Date
+    /// What the request's session cookie needs from the client's round trip: for a sealed cookie that may sign in,
+    /// the revocation list's read when it is due; for a cookie of the bare secret, the session's row.
+    private struct SessionCookieRead {
+        /// The cookie's value; nil when the request has none (or an empty one).
+        let value: String?
+        /// The cookie opened; nil when it has none or it does not open (the bare secret, or junk).
+        let sealed: SessionCookie?
+        let listRead: SSORevocationList.Read?
+        let revocations: SSORevocations
+        /// The statement to send with the client's (nil: none).
+        let query: PostgresQuery?
+
+        init(_ request: HTTPRequest, context: LoginContext, now: Date) throws {
+            value = request.cookie(named: context.cookies.sessionName).flatMap { $0.isEmpty ? nil : $0 }
+            sealed = value.flatMap { SessionCookie.open($0, keys: context.services.sessionKeys) }
+            revocations = context.revocations
+            if let sealed {
+                listRead = AuthorizeEndpoint.signsIn(sealed, now: now) ? revocations.dueRead(now: now) : nil
+                query = listRead?.query
+            } else {
+                listRead = nil
+                query = try value.map { BrowserSessions.find(hash: try SecretDigest.of($0), now: now) }
+            }
+        }
+
+        /// Runs the round trip `read`, whose second result is ``query``'s, and hands the list its rows (or gives up
+        /// its read when they did not come).
+        func applying<Client>(
+            _ read: () async throws -> (client: Client, alongside: PostgresResult?)
+        ) async throws -> (client: Client, alongside: PostgresResult?) {
+            guard let listRead else { return try await read() }
+            do {
+                let found = try await read()
+                if let rows = found.alongside {
+                    try revocations.apply(rows, of: listRead, now: listRead.wallTime)
+                } else {
+                    revocations.failed(listRead)
+                }
+                return found
+            } catch {
+                revocations.failed(listRead)
+                throw error
+            }
+        }
+    }
+
+    /// The browser's session, if live: for a sealed cookie, as the cookie says when the revocation list vouches for
+    /// it, else as its row says (one more round trip, rare: the list is being re-read, or overflowed); for a cookie
+    /// of the bare secret, as its row (`alongside`) says.
+    private func session(
+        _ pool: PostgresPool, _ cookie: SessionCookieRead, alongside: PostgresResult?, now: Date
     ) async throws -> (hash: [UInt8], family: SignInFamily)? {
+        guard let value = cookie.value else { return nil }
+        guard let sealed = cookie.sealed else {
+            return try alongside?.rows.first.map { (try SecretDigest.of(value), try BrowserSessions.family(row: $0)) }
+        }
         guard Self.signsIn(sealed, now: now) else { return nil }
         let hash = try sealed.hash()
         switch context.revocations.verdict(sealed, hash: hash) {
@@ -115,13 +132,14 @@ struct AuthorizeEndpoint: Sendable {
 
     /// Whether a sealed session may sign its user in by SSO at `now`, as far as the cookie tells: unexpired, and its
     /// sign-in owes no enrolment.
-    private static func signsIn(_ sealed: SessionCookie, now: Date) -> Bool {
+    fileprivate static func signsIn(_ sealed: SessionCookie, now: Date) -> Bool {
         sealed.expiresAt > now && !sealed.enrollmentRequired
     }
 
     /// The client `clientID` (nil when there is none) with its tenant's configuration, and the result of `query`
-    /// (the revocation list's or the browser session's read) in the same round trip: from this server's caches when both are fresh there
-    /// (then `query` alone is sent, if any), else read with `query` in one pipeline and kept in the caches.
+    /// (the revocation list's or the browser session's read) in the same round trip: from this server's caches when
+    /// both are fresh there (then `query` alone is sent, if any), else read with `query` in one pipeline and kept in
+    /// the caches.
     private func clientAndConfig(
         _ pool: PostgresPool, clientID: String, alongside query: PostgresQuery?
     ) async throws -> (client: (OAuthClient, EffectiveConfig)?, alongside: PostgresResult?) {

@@ -112,10 +112,12 @@ struct SSORevocationList: Sendable {
         }
     }
 
-    /// A read of the rows changed since `since` (all of them when nil), begun at `startedAt`.
+    /// A read of the rows changed since `since` (all of them when nil), begun at `startedAt` (`wallTime` by the
+    /// server's clock).
     struct Read: Sendable {
         let since: Date?
         let startedAt: ContinuousClock.Instant
+        let wallTime: Date
         let epoch: UInt64
         let query: PostgresQuery
     }
@@ -184,7 +186,7 @@ struct SSORevocationList: Sendable {
             SELECT subject, revoked, changed_at, expires_at FROM oauth_sso_revocations
             WHERE changed_at >= $1 AND expires_at > $2 LIMIT $3
             """, [since ?? Date(timeIntervalSince1970: 0), wallNow, capacity + 1])
-        return Read(since: since, startedAt: now, epoch: epoch, query: query)
+        return Read(since: since, startedAt: now, wallTime: wallNow, epoch: epoch, query: query)
     }
 
     /// Takes in the rows of `read`; a subject restored by a read that began before a notice stays as the notice left
