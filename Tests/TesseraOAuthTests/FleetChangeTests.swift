@@ -111,9 +111,7 @@ import Testing
             let client = try await a.client(tenantID: nil)
             let user = try await a.user(tenantID: nil)
             var browser = a.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
-            _ = try await browser.submit(
-                page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            try await LoginHarness.signIn(&browser, client: client, email: user.email)
             let cookies = browser.cookies
             try await a.core.withSecondServer(staleness: .seconds(60)) { b in
                 let logger = Logger(label: "fleet-test")

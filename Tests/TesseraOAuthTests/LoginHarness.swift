@@ -96,6 +96,14 @@ struct LoginHarness {
         return (email, signedUp.localId)
     }
 
+    /// Signs `browser` in to `client` with the password of `email` through the pages; the answer to the password
+    /// form (the redirect with the code, when no further factor is asked).
+    @discardableResult
+    static func signIn(_ browser: inout Browser, client: String, email: String) async throws -> HTTPResponse {
+        let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+        return try await browser.submit(page, form: "password-form", [("email", email), ("password", password)])
+    }
+
     /// Enrols TOTP for the user (through the router, as an app would); returns the secret. The clock then moves
     /// past the enrolment code's step, so the next code is fresh.
     func enrollTOTP(_ email: String, tenantID: String?, signedIn: TokenResult? = nil) async throws -> [UInt8] {

@@ -180,9 +180,7 @@ struct PasswordLoginTests {
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
             let signIn = { (browser: inout Browser) in
-                let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
-                _ = try await browser.submit(
-                    page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+                _ = try await LoginHarness.signIn(&browser, client: client, email: user.email)
             }
             let ssoWorks = { (browser: inout Browser) -> Bool in
                 let response = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
@@ -231,9 +229,7 @@ struct PasswordLoginTests {
             let client = try await harness.client(tenantID: nil)
             let user = try await harness.user(tenantID: nil)
             var browser = harness.browser()
-            let page = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
-            _ = try await browser.submit(
-                page, form: "password-form", [("email", user.email), ("password", LoginHarness.password)])
+            try await LoginHarness.signIn(&browser, client: client, email: user.email)
             let pkce = try PKCEPair()
             let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: pkce))
             let code = try #require(try ClientRedirect(sso, to: LoginHarness.redirectURI).query["code"])
