@@ -105,7 +105,7 @@ EXPIRING = {
 # Tables whose growth is the load's legitimate product, judged against what it created: each sign-in through the
 # login pages makes a token family with its refresh token (the sign-in's, which the pages never hand out) and a
 # browser session (12 h); each refresh token a code grant issues, a family of its own and the token.
-GRANT_TABLES = ("token_families", "refresh_tokens", "oauth_browser_sessions")
+GRANT_TABLES = ("token_families", "refresh_tokens", "oauth_browser_sessions", "oauth_sso_revocations")
 KINDS = ("cycle", "replay", "flow", "wrong_password")
 
 
@@ -497,12 +497,15 @@ def settled_index(seconds: float) -> int:
     return math.ceil((seconds + JANITOR_INTERVAL) / 60) if seconds else 0
 
 
-def legitimate(first: Sample, then: Sample) -> dict[str, int]:
-    """The rows the load legitimately added to each of GRANT_TABLES between two samples."""
+def legitimate(first: Sample, then: Sample, refresh_grant: bool) -> dict[str, int]:
+    """The rows the load legitimately added to each of GRANT_TABLES between two samples. Without the refresh_token
+    grant a replay revokes the replaying user's sign-in, whose live browser session then ends early: one row of
+    oauth_sso_revocations, kept until the session's expiry (12 h)."""
     refresh = then.load["refresh_tokens_issued"] - first.load["refresh_tokens_issued"]
     sign_ins = then.load["sign_ins"] - first.load["sign_ins"]
+    replays = 0 if refresh_grant else then.done("replay") - first.done("replay")
     return {"token_families": refresh + sign_ins, "refresh_tokens": refresh + sign_ins,
-            "oauth_browser_sessions": sign_ins}
+            "oauth_browser_sessions": sign_ins, "oauth_sso_revocations": replays}
 
 
 def verdict(samples: list[Sample], final: Sample, rate: int, refresh: bool, resettable: bool
@@ -565,12 +568,13 @@ def verdict(samples: list[Sample], final: Sample, rate: int, refresh: bool, rese
 
     # (b) Token families, refresh tokens, browser sessions: exactly what the load created.
     base = samples[0]
-    created = legitimate(base, final)
-    out.append(f"(b) token_families, refresh_tokens and oauth_browser_sessions grow by what the load legitimately "
-               f"created, counted after it stopped: {final.load['grants'] - base.load['grants']} code grants issued "
-               f"{created['refresh_tokens']} refresh tokens (SOAK_REFRESH={int(refresh)}; each also a family), "
-               f"{final.load['sign_ins'] - base.load['sign_ins']} sign-ins through the login pages (each a family and "
-               f"a browser session):")
+    created = legitimate(base, final, refresh)
+    out.append(f"(b) token_families, refresh_tokens, oauth_browser_sessions and oauth_sso_revocations grow by what "
+               f"the load legitimately created, counted after it stopped: {final.load['grants'] - base.load['grants']} "
+               f"code grants issued {created['refresh_tokens']} refresh tokens (SOAK_REFRESH={int(refresh)}; each also "
+               f"a family), {final.load['sign_ins'] - base.load['sign_ins']} sign-ins through the login pages (each a "
+               f"family and a browser session), {created['oauth_sso_revocations']} replays that revoked a sign-in "
+               f"with a live browser session:")
     grants = final.load["grants"] - base.load["grants"]
     for table in GRANT_TABLES:
         grown = final.rows[table] - base.rows[table]
@@ -584,7 +588,7 @@ def verdict(samples: list[Sample], final: Sample, rate: int, refresh: bool, rese
                      - first.done("cycle") - first.done("cycle", "failed"))
         grown = end.db - first.db
         explained = 0.0
-        for table, rows in legitimate(first, end).items():
+        for table, rows in legitimate(first, end, refresh).items():
             live, size = final.rows[table], final.tables.get(table, [0, 0, 0])[2]
             explained += rows * (size / live if live else 0)
         relations = {table: end.tables.get(table, [0, 0, 0])[2] - first.tables.get(table, [0, 0, 0])[2]
