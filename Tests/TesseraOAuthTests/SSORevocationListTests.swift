@@ -105,6 +105,14 @@ struct SSORevocationListTests {
         let readDue = list.dueRead(at: Self.start, wallNow: Self.wallStart)
         let read = try #require(readDue)
         #expect(read.since == nil)
+        // A read that began before another restart does not make the list vouch when it ends.
+        list.hear(.restarted)
+        list.apply([], of: read, wallNow: Self.wallStart)
+        #expect(list.verdict(session: "session:00", user: "u1", at: Self.start) == .unknown)
+        let againDue = list.dueRead(at: Self.start, wallNow: Self.wallStart)
+        let again = try #require(againDue)
+        list.apply([], of: again, wallNow: Self.wallStart)
+        #expect(list.verdict(session: "session:00", user: "u1", at: Self.start) == .live)
     }
 
     @Test func anOverflowingListVouchesForNothingUntilAWholeReadFits() throws {

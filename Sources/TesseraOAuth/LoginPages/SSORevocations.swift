@@ -119,6 +119,7 @@ struct SSORevocationList: Sendable {
         let startedAt: ContinuousClock.Instant
         let wallTime: Date
         let epoch: UInt64
+        let restarts: Int
         let query: PostgresQuery
     }
 
@@ -147,6 +148,8 @@ struct SSORevocationList: Sendable {
     private var reading = false
     /// Moved by every notice: a read that began before one does not undo it.
     private var epoch: UInt64 = 0
+    /// How many times the listener restarted: a read that began before a restart does not make the list vouch.
+    private var restarts = 0
     /// The table held more than `capacity` subjects at the latest read.
     private(set) var overflowed = false
 
@@ -186,7 +189,8 @@ struct SSORevocationList: Sendable {
             SELECT subject, revoked, changed_at, expires_at FROM oauth_sso_revocations
             WHERE changed_at >= $1 AND expires_at > $2 LIMIT $3
             """, [since ?? Date(timeIntervalSince1970: 0), wallNow, capacity + 1])
-        return Read(since: since, startedAt: now, wallTime: wallNow, epoch: epoch, query: query)
+        return Read(
+            since: since, startedAt: now, wallTime: wallNow, epoch: epoch, restarts: restarts, query: query)
     }
 
     /// Takes in the rows of `read`; a subject restored by a read that began before a notice stays as the notice left
@@ -204,6 +208,7 @@ struct SSORevocationList: Sendable {
         }
         revoked = revoked.filter { $0.value > wallNow }
         guard revoked.count <= capacity else { return overflow(readAt: read.startedAt) }
+        guard read.restarts == restarts else { return }
         overflowed = false
         readAt = read.startedAt
     }
@@ -223,6 +228,7 @@ struct SSORevocationList: Sendable {
         case .restored(let subject):
             revoked[subject] = nil
         case .restarted:
+            restarts += 1
             readAt = nil
             watermark = nil
         }
