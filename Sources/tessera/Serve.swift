@@ -158,8 +158,9 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// The process's logger: swift-log to stderr, level from `TESSERA_LOG_LEVEL` (default `info`); every line logged
-/// while a request is handled carries its `request-id` (``RequestScope``).
+/// The process's logger: swift-log to stderr through ``LineLogHandler`` (`StreamLogHandler`'s format, for less), level
+/// from `TESSERA_LOG_LEVEL` (default `info`); every line logged while a request is handled carries its `request-id`
+/// (``RequestScope``).
 ///
 /// Each line's timestamp is local time, from glibc's `localtime_r` and `strftime`. With `TZ` unset, glibc checks
 /// `/etc/localtime` for a change on every such call: a `stat` system call per line, 1 % of the server's time in the
@@ -169,7 +170,7 @@ func makeLogger(environment: [String: String]) -> Logger {
     if environment["TZ"] == nil { setenv("TZ", ":/etc/localtime", 0) }
     LoggingSystem.bootstrap(
         { label, metadataProvider in
-            var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+            var handler = LineLogHandler(label: label, metadataProvider: metadataProvider)
             handler.logLevel = environment["TESSERA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return handler
         }, metadataProvider: RequestScope.metadataProvider)
