@@ -10,10 +10,14 @@ enum BrowserSessions {
     /// Absolute lifetime of a browser session (12 hours).
     static let lifetime: TimeInterval = 12 * 3600
 
-    /// A new session on `familyID`; returns its secret and expiry.
-    static func create(
-        _ db: any SQLRunner, familyID: String, now: Date
-    ) async throws -> (secret: String, expiresAt: Date) {
+    /// A session just stored: the secret its cookie carries, and when it ends.
+    struct Stored {
+        let secret: String
+        let expiresAt: Date
+    }
+
+    /// A new session on `familyID`.
+    static func create(_ db: any SQLRunner, familyID: String, now: Date) async throws -> Stored {
         let session = try SecretDigest.make()
         let expiresAt = now.addingTimeInterval(lifetime)
         try await db.query(
@@ -22,7 +26,7 @@ enum BrowserSessions {
             VALUES ($1, $2, $3, $4)
             """,
             [session.digest, familyID, now, expiresAt])
-        return (session.secret, expiresAt)
+        return Stored(secret: session.secret, expiresAt: expiresAt)
     }
 
     /// The statement finding the sign-in of the live session whose cookie hashes to `hash`: unexpired, its family
@@ -39,13 +43,11 @@ enum BrowserSessions {
     }
 
     /// Replaces the session whose cookie hashes to `hash` by a new one on the family of a sign-in that passed a
-    /// second factor (SSO upgraded), and returns the new session's secret and expiry: a change of authentication level always
-    /// gets a new session id, so a session id seen before the step-up (fixed by an attacker, say) never carries it.
+    /// second factor (SSO upgraded), and returns the new one: a change of authentication level always gets a new
+    /// session id, so a session id seen before the step-up (fixed by an attacker, say) never carries it.
     /// The lifetime does not grow: the new session ends when the old one would have (now plus ``lifetime`` when
     /// the old one is gone).
-    static func upgrade(
-        _ db: any SQLRunner, hash: [UInt8], to familyID: String, now: Date
-    ) async throws -> (secret: String, expiresAt: Date) {
+    static func upgrade(_ db: any SQLRunner, hash: [UInt8], to familyID: String, now: Date) async throws -> Stored {
         let ended = try await db.query(
             "DELETE FROM oauth_browser_sessions WHERE session_hash = $1 RETURNING expires_at", [hash])
         let session = try SecretDigest.make()
@@ -56,7 +58,7 @@ enum BrowserSessions {
             VALUES ($1, $2, $3, $4)
             """,
             [session.digest, familyID, now, expiresAt])
-        return (session.secret, expiresAt)
+        return Stored(secret: session.secret, expiresAt: expiresAt)
     }
 
     /// Ends the session whose cookie hashes to `hash` (sign-out): deletes it and revokes the sign-in it rests on,

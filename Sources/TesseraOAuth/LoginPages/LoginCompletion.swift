@@ -45,10 +45,9 @@ struct LoginCompletion: Sendable {
         let now = context.now
         var flow = opened.flow
         try flow.complete()
-        let issued: (code: String, session: (secret: String, expiresAt: Date))? = try await pool.transaction {
-            transaction in
+        let issued: (code: String, session: BrowserSessions.Stored)? = try await pool.transaction { transaction in
             guard try await LoginFlows.complete(transaction, hash: flow.hash, now: now) else { return nil }
-            let session: (secret: String, expiresAt: Date)
+            let session: BrowserSessions.Stored
             if let upgraded = flow.browserSessionHash {
                 session = try await BrowserSessions.upgrade(transaction, hash: upgraded, to: family.familyID, now: now)
             } else {

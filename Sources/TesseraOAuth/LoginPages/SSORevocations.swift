@@ -159,19 +159,20 @@ struct SSORevocationList: Sendable {
         self.capacity = capacity
     }
 
+    private static let sessionPrefix = Array("session:".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// The subject of the session whose row is keyed by `hash`.
     static func session(_ hash: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        let prefix = Array("session:".utf8)
-        return String(unsafeUninitializedCapacity: prefix.count + hash.count * 2) { buffer in
+        String(unsafeUninitializedCapacity: sessionPrefix.count + hash.count * 2) { buffer in
             var index = 0
-            for byte in prefix {
+            for byte in sessionPrefix {
                 buffer[index] = byte
                 index += 1
             }
             for byte in hash {
-                buffer[index] = digits[Int(byte >> 4)]
-                buffer[index + 1] = digits[Int(byte & 15)]
+                buffer[index] = hexDigits[Int(byte >> 4)]
+                buffer[index + 1] = hexDigits[Int(byte & 15)]
                 index += 2
             }
             return index
