@@ -161,13 +161,7 @@ struct Serve: AsyncParsableCommand {
 /// The process's logger: swift-log to stderr through ``LineLogHandler`` (`StreamLogHandler`'s format, for less), level
 /// from `TESSERA_LOG_LEVEL` (default `info`); every line logged while a request is handled carries its `request-id`
 /// (``RequestScope``).
-///
-/// Each line's timestamp is local time, from glibc's `localtime_r` and `strftime`. With `TZ` unset, glibc checks
-/// `/etc/localtime` for a change on every such call: a `stat` system call per line, 1 % of the server's time in the
-/// native-app cycle, which logs a line per code. `TZ` set to that same file (when the environment sets none) reads
-/// the zone once and means the same time.
 func makeLogger(environment: [String: String]) -> Logger {
-    if environment["TZ"] == nil { setenv("TZ", ":/etc/localtime", 0) }
     LoggingSystem.bootstrap(
         { label, metadataProvider in
             var handler = LineLogHandler(label: label, metadataProvider: metadataProvider)
