@@ -2,10 +2,11 @@ import FoundationEssentials
 import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
-import TesseraOAuth
 import TesseraPostgres
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraOAuth
 
 /// The password step, the code it ends with, CSRF, flows and SSO.
 @Suite("Password login and SSO")
@@ -220,6 +221,37 @@ struct PasswordLoginTests {
             try await signIn(&browser)
             harness.clock.advance(by: 12 * 3600 + 1)
             #expect(try await ssoWorks(&browser) == false)
+        }
+    }
+
+    @Test("a session cookie that is junk, altered, of another key or expired is no session: the login page")
+    func brokenSessionCookies() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            let user = try await harness.user(tenantID: nil)
+            var browser = harness.browser()
+            try await LoginHarness.signIn(&browser, client: client, email: user.email)
+            let sealed = try #require(browser.cookies["__Host-tessera_session"])
+            var bytes = try Base64URL.decode(sealed)
+            bytes[bytes.count / 2] ^= 0x01
+            let opened = try #require(SessionCookie.open(sealed, keys: harness.core.services.sessionKeys))
+            let foreignKeys = try KeyRing(
+                current: try MasterKey(key: try SymmetricKey(bytes: try SecureRandom.bytes(count: 32)))
+            ).derived(purpose: "browser session")
+            var expired = opened
+            expired.expiresAt = harness.clock.now().addingTimeInterval(-1)
+            for broken in [
+                "junk", Base64URL.encode(bytes), String(sealed.dropLast(3)), try opened.sealed(keys: foreignKeys),
+                try expired.sealed(keys: harness.core.services.sessionKeys), String(repeating: "A", count: 3000),
+            ] {
+                var other = harness.browser()
+                other.cookies["__Host-tessera_session"] = broken
+                let page = try await other.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+                #expect(page.status.code == 200 && Page(page).form("password-form") != nil)
+            }
+            // The real one still signs in.
+            let sso = try await browser.authorize(AuthorizeRequestTests.valid(client, pkce: try PKCEPair()))
+            #expect(sso.status.code == 302)
         }
     }
 
