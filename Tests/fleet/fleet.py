@@ -56,6 +56,8 @@ class Fleet:
     database_url: str
     master_key_file: str
     admin_key: str
+    # Seconds between each server's janitor passes; 0 runs none.
+    retention_interval: int = 5
     servers: list[Server] = field(default_factory=list)
     public_port: int = field(default_factory=free_port)
     admin_port: int = field(default_factory=free_port)
@@ -92,7 +94,7 @@ class Fleet:
             "--bootstrap-admin-key", self.admin_key, "--app-verification", "enforced",
             "--email-webhook-url", f"http://127.0.0.1:{self.mail_port}/mail",
             "--sms-webhook-url", f"http://127.0.0.1:{self.sms_port}/sms",
-            "--trusted-proxy", "127.0.0.1", "--retention-interval", "5",
+            "--trusted-proxy", "127.0.0.1", "--retention-interval", str(self.retention_interval),
         ], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         wait_for(f"http://127.0.0.1:{server.admin_port}/readyz", process=server.process)
         wait_for(f"http://127.0.0.1:{server.public_port}/healthz", process=server.process)
@@ -209,7 +211,8 @@ backend admins
             self.haproxy.wait(timeout=10)
 
 
-def from_environment() -> Fleet:
+def from_environment(retention_interval: int) -> Fleet:
     return Fleet(
         binary=os.environ["TESSERA_BIN"], database_url=os.environ["TESSERA_TEST_DATABASE_URL"],
-        master_key_file=os.environ["TESSERA_E2E_MASTER_KEY_FILE"], admin_key=os.environ["TESSERA_ADMIN_KEY"])
+        master_key_file=os.environ["TESSERA_E2E_MASTER_KEY_FILE"], admin_key=os.environ["TESSERA_ADMIN_KEY"],
+        retention_interval=retention_interval)
