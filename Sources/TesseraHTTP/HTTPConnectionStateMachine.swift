@@ -113,6 +113,7 @@ public struct HTTPConnectionStateMachine: Sendable {
     public mutating func headersComplete(expectsContinue: Bool) -> [Action] {
         guard !isClosed, acceptingRequests else { return [] }
         var actions: [Action] = []
+        actions.reserveCapacity(4)  // one allocation for what an event yields
         if expectsContinue, inFlight == nil, queue.isEmpty {
             actions.append(.send100Continue)
             parsing = .body(continuePending: false)
@@ -131,6 +132,7 @@ public struct HTTPConnectionStateMachine: Sendable {
     public mutating func requestReceived(_ request: HTTPRequest) -> [Action] {
         guard !isClosed, acceptingRequests else { return [] }
         var actions: [Action] = []
+        actions.reserveCapacity(4)
         parsing = .betweenRequests
         cancelTimer(into: &actions)
         if !request.keepAlive || shuttingDown {
@@ -164,6 +166,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         guard !isClosed, let request = inFlight else { return [] }
         inFlight = nil
         var actions: [Action] = []
+        actions.reserveCapacity(4)
         let closing =
             request.closeConnection || response.closeConnection || shuttingDown
             || (peerFinished && queue.isEmpty)

@@ -156,10 +156,12 @@ public final class HTTPRequestParser {
 
     /// Resets the per-message state when a new message begins.
     func beginMessage() {
+        // A message yields three events (started, headers complete, request): room for them at once.
+        events.reserveCapacity(4)
         stage = .header
         targetBytes.removeAll(keepingCapacity: true)
         fields.reset()
-        headers = HTTPHeaders()
+        headers = HTTPHeaders(reservingCapacity: 12)
         body = []
         headerDataBytes = 0
         trailerBytes = 0

@@ -108,9 +108,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Creates an empty header list.
     public init() { fields = [] }
 
+    /// Creates an empty header list with room for `capacity` fields, so that adding them allocates once.
+    init(reservingCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// Creates a header list from name-value pairs, keeping their order.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Makes room for `count` more fields, so that adding them allocates at most once.
+    public mutating func reserveCapacity(forAdding count: Int) {
+        fields.reserveCapacity(fields.count + count)
     }
 
     /// Appends a field, keeping any existing field of the same name.
@@ -191,7 +202,8 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.target = target
-        if let mark = target.firstIndex(of: "?") {
+        // Found among the UTF-8 bytes, not the characters: `?` is ASCII, so its index is a character boundary.
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         } else {

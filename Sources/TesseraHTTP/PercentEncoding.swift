@@ -13,49 +13,61 @@ public enum PercentEncoding {
     /// ``decode(_:plusAsSpace:)`` of UTF-8 bytes; bytes that are not UTF-8 throw
     /// ``PercentEncodingError/invalidUTF8``.
     static func decode(bytes utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
-        let needsWork = utf8.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
-        var bytes = utf8
-        if needsWork {
-            var decoded: [UInt8] = []
-            decoded.reserveCapacity(utf8.count)
-            var index = utf8.startIndex
-            while index != utf8.endIndex {
-                let byte = utf8[index]
-                if byte == UInt8(ascii: "%") {
-                    guard index + 2 < utf8.endIndex, let high = hexValue(utf8[index + 1]),
-                        let low = hexValue(utf8[index + 2])
-                    else { throw .invalidEscape(offset: index - utf8.startIndex) }
-                    decoded.append(high << 4 | low)
-                    index += 3
-                } else {
-                    decoded.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                    index += 1
+        try utf8.withUnsafeBufferPointer { input throws(PercentEncodingError) in
+            let needsWork = input.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
+            guard needsWork else { return try text(of: input) }
+            // The decoded bytes are never more than the input's: they go to scratch memory (on the stack when
+            // small), and only the string is made on the heap.
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) {
+                decoded throws(PercentEncodingError) in
+                var count = 0
+                var index = 0
+                while index < input.count {
+                    let byte = input[index]
+                    if byte == UInt8(ascii: "%") {
+                        guard index + 2 < input.count, let high = hexValue(input[index + 1]),
+                            let low = hexValue(input[index + 2])
+                        else { throw .invalidEscape(offset: index) }
+                        decoded[count] = high << 4 | low
+                        index += 3
+                    } else {
+                        decoded[count] = plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte
+                        index += 1
+                    }
+                    count += 1
                 }
+                return try text(of: UnsafeBufferPointer(rebasing: decoded[..<count]))
             }
-            bytes = decoded[...]
         }
-        return try bytes.withUnsafeBufferPointer { buffer throws(PercentEncodingError) in
-            var ascii = true
-            for byte in buffer {
-                if byte == 0 { throw .nulCharacter }
-                if byte >= 0x80 { ascii = false }
-            }
-            // ASCII, what nearly every form and query holds, is UTF-8 as it is: the (generic, much slower)
-            // validation is for the rest.
-            if ascii { return String(decoding: buffer, as: UTF8.self) }
-            guard let text = String(validating: buffer, as: UTF8.self) else { throw .invalidUTF8 }
-            return text
+    }
+
+    /// The decoded bytes as a string: throws when they hold a NUL or are not UTF-8.
+    private static func text(of bytes: UnsafeBufferPointer<UInt8>) throws(PercentEncodingError) -> String {
+        var ascii = true
+        for byte in bytes {
+            if byte == 0 { throw .nulCharacter }
+            if byte >= 0x80 { ascii = false }
         }
+        // ASCII, what nearly every form and query holds, is UTF-8 as it is: the (generic, much slower)
+        // validation is for the rest.
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        return text
     }
 
     /// Encodes every byte except the RFC 3986 unreserved ones (`A–Z a–z 0–9 - . _ ~`) as `%XX`, so the result is
     /// safe as a query or form name or value, and as a path segment.
     public static func encode(_ text: some StringProtocol) -> String {
-        let utf8 = text.utf8
-        guard !utf8.allSatisfy(isUnreserved) else { return String(text) }
+        guard !text.utf8.allSatisfy(isUnreserved) else { return String(text) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        for byte in utf8 {
+        bytes.reserveCapacity(text.utf8.count * 3)
+        append(encodingOf: text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``encode(_:)`` of `text` to `bytes`.
+    static func append(encodingOf text: some StringProtocol, to bytes: inout [UInt8]) {
+        for byte in text.utf8 {
             if isUnreserved(byte) {
                 bytes.append(byte)
             } else {
@@ -64,7 +76,6 @@ public enum PercentEncoding {
                 bytes.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)

@@ -19,6 +19,7 @@ public struct URLEncodedForm: Sendable {
     /// ``PercentEncodingError/invalidUTF8``.
     public init(parsing body: [UInt8]) throws(PercentEncodingError) {
         fields = []
+        fields.reserveCapacity(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 })
         var start = body.startIndex
         while start < body.endIndex {
             let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.endIndex
@@ -44,7 +45,7 @@ public struct URLEncodedForm: Sendable {
 
     /// Every value of `name`, in order.
     public func values(of name: String) -> [String] {
-        fields.filter { $0.name == name }.map(\.value)
+        fields.compactMap { $0.name == name ? $0.value : nil }
     }
 
     /// Appends a pair.
@@ -54,7 +55,15 @@ public struct URLEncodedForm: Sendable {
 
     /// The form as `a=1&b=two%20words`, every name and value percent-encoded.
     public var encoded: String {
-        fields.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
-            .joined(separator: "&")
+        var bytes: [UInt8] = []
+        // Room for the form without escapes; an escape grows it.
+        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (index, field) in fields.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            PercentEncoding.append(encodingOf: field.name, to: &bytes)
+            bytes.append(UInt8(ascii: "="))
+            PercentEncoding.append(encodingOf: field.value, to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -27,13 +27,14 @@ public struct OAuthForm: Sendable {
     /// Whether a `Content-Type` value names `application/x-www-form-urlencoded`, whatever its case, whitespace and
     /// parameters.
     static func isForm(contentType: String) -> Bool {
-        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
-            .filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-        let expected = "application/x-www-form-urlencoded".utf8
-        return mediaType.count == expected.count
-            && zip(mediaType, expected).allSatisfy { (byte, wanted) in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
-            }
+        var expected = "application/x-www-form-urlencoded".utf8.makeIterator()
+        for byte in contentType.utf8 {
+            if byte == UInt8(ascii: ";") { break }
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { continue }
+            let folded = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard folded == expected.next() else { return false }
+        }
+        return expected.next() == nil
     }
 
     /// The value of `name`, nil when absent or empty.

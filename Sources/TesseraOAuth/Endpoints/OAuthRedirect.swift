@@ -6,15 +6,26 @@ public enum OAuthRedirect {
     /// `redirectURI` with `parameters` appended in order; nil values are left out.
     public static func uri(_ redirectURI: String, _ parameters: [(String, String?)]) -> String {
         var form = URLEncodedForm()
+        form.fields.reserveCapacity(parameters.count)
         for (name, value) in parameters {
             if let value { form.add(name: name, value: value) }
         }
         guard !form.fields.isEmpty else { return redirectURI }
         let separator =
-            if !redirectURI.contains("?") { "?" } else if redirectURI.hasSuffix("?") || redirectURI.hasSuffix("&") {
+            if !redirectURI.utf8.contains(UInt8(ascii: "?")) {
+                "?"
+            } else if redirectURI.hasSuffix("?") || redirectURI.hasSuffix("&") {
                 ""
-            } else { "&" }
-        return redirectURI + separator + form.encoded
+            } else {
+                "&"
+            }
+        let query = form.encoded
+        var uri = ""
+        uri.reserveCapacity(redirectURI.utf8.count + separator.utf8.count + query.utf8.count)
+        uri += redirectURI
+        uri += separator
+        uri += query
+        return uri
     }
 
     /// The success redirect: `code`, `state` (when the request had one) and `iss` (RFC 9207).

@@ -22,7 +22,14 @@ public struct Scope: Sendable, Equatable {
 
     /// The words of a space-separated list (scopes, `prompt`, the lists a client row stores), empty ones dropped.
     static func words(_ text: String) -> [String] {
-        text.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        var words: [String] = []
+        var rest = text.utf8[...]
+        while let start = rest.firstIndex(where: { $0 != UInt8(ascii: " ") }) {
+            let end = rest[start...].firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex
+            words.append(String(decoding: rest[start..<end], as: UTF8.self))
+            rest = rest[end...]
+        }
+        return words
     }
 
     /// Whether `token` is an RFC 6749 §3.3 scope token: one or more of `%x21 / %x23-5B / %x5D-7E` (printable ASCII

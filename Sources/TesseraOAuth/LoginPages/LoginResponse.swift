@@ -32,6 +32,7 @@ enum LoginResponse {
 
     /// Adds the protective headers.
     static func protect(_ response: inout HTTPResponse, redirectURI: String?) {
+        response.headers.reserveCapacity(forAdding: 5)
         response.headers.add(name: "Content-Security-Policy", value: contentSecurityPolicy(redirectURI: redirectURI))
         response.headers.add(name: "X-Frame-Options", value: "DENY")
         response.headers.add(name: "Referrer-Policy", value: "no-referrer")
@@ -41,10 +42,15 @@ enum LoginResponse {
 
     /// The policy of a page whose forms may end in a redirect to `redirectURI`.
     static func contentSecurityPolicy(redirectURI: String?) -> String {
-        let target = redirectURI.flatMap(formActionSource).map { " " + $0 } ?? ""
-        return "default-src 'none'; style-src 'self'; script-src 'self'; form-action 'self'\(target); "
-            + "frame-ancestors 'none'; "
-            + "base-uri 'none'"
+        var policy = ""
+        policy.reserveCapacity(192)
+        policy += "default-src 'none'; style-src 'self'; script-src 'self'; form-action 'self'"
+        if let source = redirectURI.flatMap(formActionSource) {
+            policy += " "
+            policy += source
+        }
+        policy += "; frame-ancestors 'none'; base-uri 'none'"
+        return policy
     }
 
     /// The CSP source expression of the origin of `uri` (`http://127.0.0.1:49152`, `https://app.example.com`), or
