@@ -20,43 +20,64 @@ struct Base64Codec: Sendable {
     /// The encoding of `bytes`, with `=` padding to a multiple of four characters when `padded`. Written straight
     /// into the string's storage: tokens, codes and identifiers are encoded several times per token request.
     func encode(_ bytes: [UInt8], padded: Bool) -> String {
-        let remaining = bytes.count % 3
-        let tail = remaining == 0 ? 0 : (padded ? 4 : remaining + 1)
-        let length = bytes.count / 3 * 4 + tail
+        let length = Self.encodedLength(of: bytes.count, padded: padded)
         guard length > 0 else { return "" }
+        return bytes.withUnsafeBufferPointer { input in
+            String(unsafeUninitializedCapacity: length) { output in write(input, padded: padded, into: output) }
+        }
+    }
+
+    /// Appends the encoding of `bytes` to `output`, as ``encode(_:padded:)`` makes it.
+    func append(encodingOf bytes: [UInt8], padded: Bool, to output: inout [UInt8]) {
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: Self.encodedLength(of: bytes.count, padded: padded)))
+        bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { output in
+                _ = write(input, padded: padded, into: UnsafeMutableBufferPointer(rebasing: output[start...]))
+            }
+        }
+    }
+
+    /// How many characters encode `count` bytes.
+    static func encodedLength(of count: Int, padded: Bool) -> Int {
+        let remaining = count % 3
+        return count / 3 * 4 + (remaining == 0 ? 0 : (padded ? 4 : remaining + 1))
+    }
+
+    /// Writes the encoding of `input` at the start of `output`, which has room for it; returns its length.
+    private func write(
+        _ input: UnsafeBufferPointer<UInt8>, padded: Bool, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        let remaining = input.count % 3
+        let length = Self.encodedLength(of: input.count, padded: padded)
         return encodeTable.withUnsafeBufferPointer { table in
-            bytes.withUnsafeBufferPointer { input in
-                String(unsafeUninitializedCapacity: length) { output in
-                    var written = 0
-                    var index = 0
-                    while index + 3 <= input.count {
-                        let group =
-                            UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                        output[written] = table[Int(group >> 18 & 0x3F)]
-                        output[written + 1] = table[Int(group >> 12 & 0x3F)]
-                        output[written + 2] = table[Int(group >> 6 & 0x3F)]
-                        output[written + 3] = table[Int(group & 0x3F)]
-                        written += 4
-                        index += 3
-                    }
-                    if remaining > 0 {
-                        let second = remaining == 2 ? UInt32(input[index + 1]) : 0
-                        let group = UInt32(input[index]) << 16 | second << 8
-                        output[written] = table[Int(group >> 18 & 0x3F)]
-                        output[written + 1] = table[Int(group >> 12 & 0x3F)]
-                        written += 2
-                        if remaining == 2 {
-                            output[written] = table[Int(group >> 6 & 0x3F)]
-                            written += 1
-                        }
-                        while written < length {
-                            output[written] = UInt8(ascii: "=")
-                            written += 1
-                        }
-                    }
-                    return written
+            var written = 0
+            var index = 0
+            while index + 3 <= input.count {
+                let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                output[written] = table[Int(group >> 18 & 0x3F)]
+                output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                output[written + 2] = table[Int(group >> 6 & 0x3F)]
+                output[written + 3] = table[Int(group & 0x3F)]
+                written += 4
+                index += 3
+            }
+            if remaining > 0 {
+                let second = remaining == 2 ? UInt32(input[index + 1]) : 0
+                let group = UInt32(input[index]) << 16 | second << 8
+                output[written] = table[Int(group >> 18 & 0x3F)]
+                output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                written += 2
+                if remaining == 2 {
+                    output[written] = table[Int(group >> 6 & 0x3F)]
+                    written += 1
+                }
+                while written < length {
+                    output[written] = UInt8(ascii: "=")
+                    written += 1
                 }
             }
+            return written
         }
     }
 
@@ -73,46 +94,49 @@ struct Base64Codec: Sendable {
     /// the order: characters, length, padding, trailing bits. Four characters at a time into three bytes: sealed
     /// codes, tokens and identifiers are decoded on every token request.
     func decode(utf8 characters: [UInt8]) throws(EncodedTextError) -> [UInt8] {
-        let length = Self.lengthWithoutPadding(characters)
+        try characters.withUnsafeBufferPointer { input throws(EncodedTextError) in try decode(utf8: input) }
+    }
+
+    /// ``decode(utf8:)-([UInt8])`` of characters read in place.
+    func decode(utf8 input: UnsafeBufferPointer<UInt8>) throws(EncodedTextError) -> [UInt8] {
+        let length = Self.lengthWithoutPadding(input)
         return try decodeTable.withUnsafeBufferPointer { table throws(EncodedTextError) in
-            try characters.withUnsafeBufferPointer { input throws(EncodedTextError) in
-                for offset in 0..<length where table[Int(input[offset])] == 0xFF {
-                    throw .invalidCharacter(offset: offset)
-                }
-                let rest = length % 4
-                guard rest != 1 else { throw .invalidLength(length) }
-                try Self.checkPadding(
-                    count: characters.count, unpaddedLength: length, groupSize: 4, expected: Self.padding)
-                func value(_ offset: Int) -> UInt32 { UInt32(table[Int(input[offset])]) }
-                var strayBits: UInt32 = 0
-                let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3 + max(rest - 1, 0)) {
-                    output, count in
-                    var offset = 0
-                    while offset + 4 <= length {
-                        let group =
-                            value(offset) << 18 | value(offset + 1) << 12 | value(offset + 2) << 6 | value(offset + 3)
-                        output[count] = UInt8(truncatingIfNeeded: group >> 16)
-                        output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                        output[count + 2] = UInt8(truncatingIfNeeded: group)
-                        count += 3
-                        offset += 4
-                    }
-                    guard rest > 0 else { return }
-                    // Two characters carry one byte and 4 bits more, three carry two bytes and 2 bits more; a
-                    // canonical encoding leaves those bits zero.
-                    var group = value(offset) << 18 | value(offset + 1) << 12
-                    if rest == 3 { group |= value(offset + 2) << 6 }
-                    output[count] = UInt8(truncatingIfNeeded: group >> 16)
-                    count += 1
-                    if rest == 3 {
-                        output[count] = UInt8(truncatingIfNeeded: group >> 8)
-                        count += 1
-                    }
-                    strayBits = group & (rest == 2 ? 0xFFFF : 0xFF)
-                }
-                guard strayBits == 0 else { throw .nonZeroTrailingBits }
-                return output
+            for offset in 0..<length where table[Int(input[offset])] == 0xFF {
+                throw .invalidCharacter(offset: offset)
             }
+            let rest = length % 4
+            guard rest != 1 else { throw .invalidLength(length) }
+            try Self.checkPadding(
+                count: input.count, unpaddedLength: length, groupSize: 4, expected: Self.padding)
+            func value(_ offset: Int) -> UInt32 { UInt32(table[Int(input[offset])]) }
+            var strayBits: UInt32 = 0
+            let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3 + max(rest - 1, 0)) {
+                output, count in
+                var offset = 0
+                while offset + 4 <= length {
+                    let group =
+                        value(offset) << 18 | value(offset + 1) << 12 | value(offset + 2) << 6 | value(offset + 3)
+                    output[count] = UInt8(truncatingIfNeeded: group >> 16)
+                    output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    output[count + 2] = UInt8(truncatingIfNeeded: group)
+                    count += 3
+                    offset += 4
+                }
+                guard rest > 0 else { return }
+                // Two characters carry one byte and 4 bits more, three carry two bytes and 2 bits more; a
+                // canonical encoding leaves those bits zero.
+                var group = value(offset) << 18 | value(offset + 1) << 12
+                if rest == 3 { group |= value(offset + 2) << 6 }
+                output[count] = UInt8(truncatingIfNeeded: group >> 16)
+                count += 1
+                if rest == 3 {
+                    output[count] = UInt8(truncatingIfNeeded: group >> 8)
+                    count += 1
+                }
+                strayBits = group & (rest == 2 ? 0xFFFF : 0xFF)
+            }
+            guard strayBits == 0 else { throw .nonZeroTrailingBits }
+            return output
         }
     }
 
@@ -139,7 +163,8 @@ struct Base64Codec: Sendable {
     }
 
     /// The length of `characters` without its trailing `=` padding.
-    static func lengthWithoutPadding(_ characters: [UInt8]) -> Int {
+    static func lengthWithoutPadding<Characters: RandomAccessCollection<UInt8>>(_ characters: Characters) -> Int
+    where Characters.Index == Int {
         var length = characters.count
         while length > 0, characters[length - 1] == UInt8(ascii: "=") { length -= 1 }
         return length

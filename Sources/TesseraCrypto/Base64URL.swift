@@ -13,6 +13,11 @@ public enum Base64URL {
 
     /// ``decode(_:)-(StringProtocol)`` of a `String`, without the generic code a caller in another module would run.
     public static func decode(_ text: String) throws(EncodedTextError) -> [UInt8] {
-        try Base64Codec.url.decode(utf8: Array(text.utf8))
+        var text = text
+        return try text.withUTF8 { characters in
+            Result { () throws(EncodedTextError) in
+                try Base64Codec.url.decode(utf8: characters)
+            }
+        }.get()
     }
 }

@@ -10,7 +10,7 @@ public enum Digest {
 
     /// The 32-byte SHA-256 of the UTF-8 bytes of `text`.
     public static func sha256(_ text: String) throws(CryptoError) -> [UInt8] {
-        try MessageDigest.sha256.hash(Array(text.utf8))
+        try MessageDigest.sha256.hash(text)
     }
 
     /// The 64-byte SHA-512 of `bytes`; throws only when OpenSSL fails, never returns a partial digest.
@@ -20,6 +20,6 @@ public enum Digest {
 
     /// The 64-byte SHA-512 of the UTF-8 bytes of `text`.
     public static func sha512(_ text: String) throws(CryptoError) -> [UInt8] {
-        try MessageDigest.sha512.hash(Array(text.utf8))
+        try MessageDigest.sha512.hash(text)
     }
 }

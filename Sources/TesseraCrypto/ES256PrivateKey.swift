@@ -93,7 +93,7 @@ public final class ES256PrivateKey: @unchecked Sendable {
             throw OpenSSLCall.failure("EVP_PKEY_sign")
         }
         returnSigningContext(context)
-        return try Self.rawSignature(fromDER: Array(der.prefix(derLength)))
+        return try Self.rawSignature(fromDER: der[..<derLength])
     }
 
     /// An idle signing context of this key, or a new one ready to sign SHA-256 digests.
@@ -134,7 +134,7 @@ public final class ES256PrivateKey: @unchecked Sendable {
     }
 
     /// Converts OpenSSL's DER signature to JWS `r || s`, replacing a high `s` by `n − s`.
-    private static func rawSignature(fromDER der: [UInt8]) throws(CryptoError) -> [UInt8] {
+    private static func rawSignature(fromDER der: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)

@@ -40,10 +40,19 @@ public struct JWTSigner: Sendable {
         } else {
             header = try Self.encodedHeader(type: type, kid: kid)
         }
-        let signingInput = header + "." + Base64URL.encode(payload)
+        // The token is built in one buffer: the signing input, signed as it is, then the signature appended.
+        let signatureLength = Base64Codec.encodedLength(of: 2 * ES256Curve.scalarByteCount, padded: false)
+        var token: [UInt8] = []
+        token.reserveCapacity(
+            header.utf8.count + 1 + Base64Codec.encodedLength(of: payload.count, padded: false) + 1 + signatureLength)
+        token.append(contentsOf: header.utf8)
+        token.append(UInt8(ascii: "."))
+        Base64Codec.url.append(encodingOf: payload, padded: false, to: &token)
         let signature: [UInt8]
-        do { signature = try key.signature(for: signingInput) } catch { throw .crypto(error) }
-        return signingInput + "." + Base64URL.encode(signature)
+        do { signature = try key.signature(for: token) } catch { throw .crypto(error) }
+        token.append(UInt8(ascii: "."))
+        Base64Codec.url.append(encodingOf: signature, padded: false, to: &token)
+        return String(decoding: token, as: UTF8.self)
     }
 
     private static func encodedHeader(type: JWTType, kid: String) throws(JWTError) -> String {

@@ -141,7 +141,7 @@ private struct ParsedEnvelope {
         guard tagStart >= nonceStart + AESGCM.nonceByteCount else {
             throw .malformedEnvelope("\(envelope.count) bytes is too short for its key id, nonce and tag")
         }
-        let keyIDBytes = Array(envelope[2..<nonceStart])
+        let keyIDBytes = envelope[2..<nonceStart]
         guard keyIDBytes.allSatisfy(KeyRing.isKeyIDCharacter) else { throw .malformedEnvelope("invalid key id") }
         header = Array(envelope[0..<nonceStart])
         keyID = String(decoding: keyIDBytes, as: UTF8.self)

@@ -45,12 +45,27 @@ enum MessageDigest: Sendable {
     /// The digest of `bytes`, computed with `EVP_Digest`.
     func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
         let algorithm = try fetched()
-        var output = [UInt8](repeating: 0, count: outputByteCount)
-        var length: UInt32 = 0
-        let status = bytes.withUnsafeBufferPointer { input in
-            EVP_Digest(input.baseAddress, input.count, &output, &length, algorithm, nil)
-        }
-        guard status == 1, Int(length) == outputByteCount else { throw OpenSSLCall.failure("EVP_Digest(\(name))") }
+        guard let output = bytes.withUnsafeBytes({ digest(of: $0, with: algorithm) }) else { throw failure }
         return output
     }
+
+    /// The digest of the UTF-8 bytes of `text`, read in place.
+    func hash(_ text: String) throws(CryptoError) -> [UInt8] {
+        let algorithm = try fetched()
+        var text = text
+        guard let output = text.withUTF8({ digest(of: UnsafeRawBufferPointer($0), with: algorithm) }) else {
+            throw failure
+        }
+        return output
+    }
+
+    /// The digest of `input`, or nil when OpenSSL fails.
+    private func digest(of input: UnsafeRawBufferPointer, with algorithm: OpaquePointer) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: outputByteCount)
+        var length: UInt32 = 0
+        let status = EVP_Digest(input.baseAddress, input.count, &output, &length, algorithm, nil)
+        return status == 1 && Int(length) == outputByteCount ? output : nil
+    }
+
+    private var failure: CryptoError { OpenSSLCall.failure("EVP_Digest(\(name))") }
 }

@@ -70,12 +70,17 @@ public struct JSONWriter: Sendable {
             bytes.append(ASCII.zero)
             return
         }
-        let start = bytes.count
-        while magnitude > 0 {
-            bytes.append(ASCII.zero + UInt8(magnitude % 10))
-            magnitude /= 10
+        // The digits come least significant first: written from the end of scratch memory on the stack, then
+        // appended at once (reversing them in the output in place made Array copy its whole buffer).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            while magnitude > 0 {
+                start -= 1
+                digits[start] = ASCII.zero + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
-        bytes[start...].reverse()
     }
 
     /// Appends a double in its shortest round-trip form, or `null` when it is not finite.

@@ -67,14 +67,19 @@ struct ByteReader {
     }
 
     mutating func bytes(_ count: Int) -> [UInt8]? {
+        slice(count).map(Array.init)
+    }
+
+    /// The next `count` bytes in place, without copying them out.
+    private mutating func slice(_ count: Int) -> ArraySlice<UInt8>? {
         guard input.count - position >= count else { return nil }
         defer { position += count }
-        return Array(input[position..<position + count])
+        return input[position..<position + count]
     }
 
     mutating func string() -> String? {
-        guard let count = byte(), count != 0xFF, let bytes = bytes(Int(count)) else { return nil }
-        return String(validating: bytes, as: UTF8.self)
+        guard let count = byte(), count != 0xFF, let bytes = slice(Int(count)) else { return nil }
+        return bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
     }
 
     mutating func identifier() -> String? {
@@ -102,7 +107,7 @@ struct ByteReader {
     }
 
     mutating func milliseconds() -> Date? {
-        guard let bytes = bytes(8) else { return nil }
+        guard let bytes = slice(8) else { return nil }
         let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Date(timeIntervalSince1970: Double(Int64(bitPattern: value)) / 1000)
     }
