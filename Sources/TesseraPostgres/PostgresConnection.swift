@@ -206,6 +206,7 @@ final class PostgresConnection {
             return continuation.resume(throwing: PostgresError(.unavailable, message: machine.lastError))
         }
         var steps: [PendingRequest.Step] = []
+        steps.reserveCapacity(2 * queries.count)
         for query in queries {
             let (name, isNew) = machine.statementName(for: query.sql)
             if isNew {
@@ -236,23 +237,38 @@ final class PostgresConnection {
     }
 
     private func sendPrepared(_ connection: OpaquePointer, name: String, binds: [PostgresBind]) -> Bool {
-        var storage: [UInt8] = []
-        var offsets: [Int?] = []
-        for bind in binds {
-            if let bytes = bind.bytes {
-                offsets.append(storage.count)
-                storage += bytes
-                storage.append(0)
-            } else {
-                offsets.append(nil)
+        // libpq copies the parameters into its output buffer before PQsendQueryPrepared returns, so they are laid
+        // out in scratch memory (on the stack when small) rather than in arrays made for each statement.
+        let count = binds.count
+        let storageSize = binds.reduce(0) { $0 + ($1.bytes.map { $0.count + 1 } ?? 0) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(storageSize, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(count, 1)) { values in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(count, 1)) { lengths in
+                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(count, 1)) { formats in
+                        var offset = 0
+                        for (index, bind) in binds.enumerated() {
+                            formats[index] = bind.format
+                            guard let bytes = bind.bytes else {
+                                values[index] = nil
+                                lengths[index] = 0
+                                continue
+                            }
+                            let start = storage.baseAddress! + offset
+                            bytes.withUnsafeBytes { source in
+                                guard let base = source.baseAddress else { return }
+                                UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: source.count)
+                            }
+                            start[bytes.count] = 0
+                            values[index] = UnsafePointer(start)
+                            lengths[index] = Int32(bytes.count)
+                            offset += bytes.count + 1
+                        }
+                        return PQsendQueryPrepared(
+                            connection, name, Int32(count), values.baseAddress, lengths.baseAddress,
+                            formats.baseAddress, 0) == 1
+                    }
+                }
             }
-        }
-        let lengths = binds.map { Int32($0.bytes?.count ?? 0) }
-        let formats = binds.map(\.format)
-        return storage.withUnsafeBufferPointer { buffer -> Bool in
-            let base = buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            let values: [UnsafePointer<CChar>?] = offsets.map { offset in offset.flatMap { base?.advanced(by: $0) } }
-            return PQsendQueryPrepared(connection, name, Int32(binds.count), values, lengths, formats, 0) == 1
         }
     }
 

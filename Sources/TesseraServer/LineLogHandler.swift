@@ -75,6 +75,7 @@ public struct LineLogHandler: LogHandler {
     /// The line's metadata sorted by key: the handler's, overridden by the provider's, by the event's, by its error.
     private func merged(_ event: LogEvent) -> [(key: String, value: Logger.MetadataValue)] {
         var pairs: [(key: String, value: Logger.MetadataValue)] = []
+        pairs.reserveCapacity(8)
         func add(_ key: String, _ value: Logger.MetadataValue) {
             if let index = pairs.firstIndex(where: { $0.key == key }) {
                 pairs[index].value = value
