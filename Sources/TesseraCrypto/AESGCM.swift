@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Synchronization
 
 /// AES-256-GCM authenticated encryption (OpenSSL `EVP_CIPHER` "AES-256-GCM") with a 96-bit random nonce and a
 /// 128-bit tag.
@@ -73,20 +74,49 @@ public enum AESGCM {
     }
 }
 
-/// One `EVP_CIPHER_CTX`, freed with its owner. Not shared between threads.
+/// One `EVP_CIPHER_CTX`, used by one thread at a time, and kept for the next operation when its owner goes.
+///
+/// A new context costs two allocations in OpenSSL and a look-up of the cipher's implementation; one already set
+/// up for AES-256-GCM takes a new key and nonce without either (`EVP_*Init_ex2` with no cipher). A context whose
+/// operation failed is freed, not kept. An idle context still holds the key schedule of its last operation: keys
+/// the process holds anyway (those derived from the master key), and OpenSSL wipes it when the context is freed.
 private final class CipherContext {
     private let context: OpaquePointer
+    /// Whether the context has been set up for AES-256-GCM by an earlier operation.
+    private let isSetUp: Bool
+    /// Whether the operation succeeded, so the context may serve another.
+    private var reusable = false
+
+    /// Idle contexts, set up for AES-256-GCM.
+    private static let idle = Mutex<[IdleContext]>([])
+    /// The most idle contexts kept: one per thread that seals or opens at once (the event loops, the thread pool).
+    private static let idleLimit = 16
 
     init() throws(CryptoError) {
-        guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSLCall.failure("EVP_CIPHER_CTX_new") }
-        self.context = context
+        if let idle = Self.idle.withLock({ $0.popLast() }) {
+            context = idle.pointer
+            isSetUp = true
+        } else {
+            guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSLCall.failure("EVP_CIPHER_CTX_new") }
+            self.context = context
+            isSetUp = false
+        }
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(context)
+        let kept =
+            reusable
+            && Self.idle.withLock { idle -> Bool in
+                guard idle.count < Self.idleLimit else { return false }
+                idle.append(IdleContext(pointer: context))
+                return true
+            }
+        if !kept { EVP_CIPHER_CTX_free(context) }
     }
 
-    private static func cipher() throws(CryptoError) -> OpaquePointer {
+    /// The cipher to set up a new context with; nil for one already set up, which keeps its own.
+    private func cipher() throws(CryptoError) -> OpaquePointer? {
+        guard !isSetUp else { return nil }
         guard let cipher = FetchedAlgorithm.aes256GCM.pointer else {
             throw .library(operation: "EVP_CIPHER_fetch(AES-256-GCM)", detail: "algorithm unavailable")
         }
@@ -99,7 +129,7 @@ private final class CipherContext {
         nonce: [UInt8],
         associatedData: [UInt8]
     ) throws(CryptoError) -> AESGCM.SealedBox {
-        try OpenSSLCall.check(EVP_EncryptInit_ex2(context, Self.cipher(), key, nonce, nil), "EVP_EncryptInit_ex2")
+        try OpenSSLCall.check(EVP_EncryptInit_ex2(context, cipher(), key, nonce, nil), "EVP_EncryptInit_ex2")
         var length: Int32 = 0
         if !associatedData.isEmpty {
             try OpenSSLCall.check(
@@ -126,14 +156,16 @@ private final class CipherContext {
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_GET_TAG, Int32(AESGCM.tagByteCount), &tag),
             "EVP_CIPHER_CTX_ctrl(GET_TAG)"
         )
-        return AESGCM.SealedBox(nonce: nonce, ciphertext: Array(ciphertext.prefix(written)), tag: tag)
+        reusable = true
+        ciphertext.removeLast(ciphertext.count - written)
+        return AESGCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
     func open(_ box: AESGCM.SealedBox, key: [UInt8], associatedData: [UInt8]) throws(AESGCMError) -> [UInt8] {
         var tag = box.tag
         do {
             try OpenSSLCall.check(
-                EVP_DecryptInit_ex2(context, Self.cipher(), key, box.nonce, nil), "EVP_DecryptInit_ex2"
+                EVP_DecryptInit_ex2(context, cipher(), key, box.nonce, nil), "EVP_DecryptInit_ex2"
             )
             try OpenSSLCall.check(
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(AESGCM.tagByteCount), &tag),
@@ -167,6 +199,13 @@ private final class CipherContext {
             throw .authenticationFailed
         }
         written += Int(length)
-        return Array(plaintext.prefix(written))
+        reusable = true
+        plaintext.removeLast(plaintext.count - written)
+        return plaintext
     }
+}
+
+/// An idle `EVP_CIPHER_CTX` of the pool: used by one thread at a time, which the pool's lock ensures.
+private struct IdleContext: @unchecked Sendable {
+    let pointer: OpaquePointer
 }

@@ -16,6 +16,33 @@ struct AESGCMTests {
         #expect(try AESGCM.open(block, using: key) == Array(repeating: 0, count: 16))
     }
 
+    @Test func contextsKeptBetweenOperationsGiveTheSameAnswers() async throws {
+        // Each operation takes an idle context that an earlier one set up (with another key, the other direction,
+        // or a failure in between) and must answer as a new context would: the known answer, a round trip, a
+        // refusal. Many threads at once share the pool.
+        let zero = try SymmetricKey(bytes: Array(repeating: 0, count: 32))
+        let known = AESGCM.SealedBox(
+            nonce: [UInt8](repeating: 0, count: 12), ciphertext: hexBytes("cea7403d4d606b6e074ec5d3baf39d18"),
+            tag: hexBytes("d0d1c8a799996bf0265b98b5d48ab919"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    let key = try SymmetricKey.generate()
+                    for round in 0..<200 {
+                        let message = [UInt8](repeating: UInt8(truncatingIfNeeded: worker + round), count: round % 40)
+                        let box = try AESGCM.seal(message, using: key, associatedData: [UInt8(worker)])
+                        #expect(try AESGCM.open(box, using: key, associatedData: [UInt8(worker)]) == message)
+                        #expect(throws: AESGCMError.authenticationFailed) {
+                            try AESGCM.open(box, using: zero, associatedData: [UInt8(worker)])
+                        }
+                        #expect(try AESGCM.open(known, using: zero) == Array(repeating: 0, count: 16))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test func derivedRingsOpenOnlyTheirOwnPurposeAndRotateWithTheMasterKeys() throws {
         let old = try MasterKey(key: try SymmetricKey(bytes: [UInt8](repeating: 1, count: 32)))
         let new = try MasterKey(key: try SymmetricKey(bytes: [UInt8](repeating: 2, count: 32)))
