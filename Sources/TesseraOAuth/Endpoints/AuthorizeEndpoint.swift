@@ -14,9 +14,9 @@ import TesseraPostgres
 struct AuthorizeEndpoint: Sendable {
     let context: LoginContext
 
-    /// Answers one authorization request.
-    func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let query = try? request.queryItems() else {
+    /// Answers one authorization request, whose query is `query` (nil: malformed).
+    func respond(_ request: HTTPRequest, query: URLEncodedForm?) async -> HTTPResponse {
+        guard let query else {
             return Self.badRequest("The authorization request is not a well-formed query.")
         }
         let target: (clientID: String, redirectURI: String)

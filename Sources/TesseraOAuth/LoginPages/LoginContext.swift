@@ -8,7 +8,10 @@ import TesseraHTTP
 import TesseraPostgres
 
 /// What every handler of the authorization endpoint and the login pages works with.
-struct LoginContext: Sendable {
+///
+/// A class, not a struct: every handler and every closure that runs on a pool holds it, and a copy of a reference
+/// is one retain where a copy of a dozen fields was a dozen.
+final class LoginContext: Sendable {
     let services: CoreServices
     let router: MultiFactorRouter
     /// `iss` of the redirects (RFC 9207).
@@ -23,9 +26,26 @@ struct LoginContext: Sendable {
     let trustedProxies: [IPNetwork]
     let logger: Logger
     /// The proof of work asked before a code goes to an address the user typed.
-    var proofOfWork = LoginProofOfWork.standard
+    let proofOfWork: LoginProofOfWork
     /// Phone sign-in, which the pages offer where the tenant enables it; nil: never offered.
-    var phoneSignIn: PhoneSignIn?
+    let phoneSignIn: PhoneSignIn?
+
+    init(
+        services: CoreServices, router: MultiFactorRouter, issuer: String, cookies: LoginCookies,
+        clients: FleetCache<OAuthClient?>, revocations: SSORevocations, trustedProxies: [IPNetwork], logger: Logger,
+        proofOfWork: LoginProofOfWork = .standard, phoneSignIn: PhoneSignIn? = nil
+    ) {
+        self.services = services
+        self.router = router
+        self.issuer = issuer
+        self.cookies = cookies
+        self.clients = clients
+        self.revocations = revocations
+        self.trustedProxies = trustedProxies
+        self.logger = logger
+        self.proofOfWork = proofOfWork
+        self.phoneSignIn = phoneSignIn
+    }
 
     /// The time now, by the services' clock.
     var now: Date { services.clock.now() }

@@ -70,28 +70,27 @@ public struct OAuthLogin: Sendable {
         services: CoreServices, router: MultiFactorRouter, issuer: String, trustedProxies: [IPNetwork] = [],
         logger: Logger, proofOfWorkBits: Int = 16, phoneSignIn: PhoneSignIn? = nil
     ) {
-        var context = LoginContext(
+        context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
             clients: OAuthClients.cache(services.changes),
             revocations: SSORevocations(changes: services.changes, clock: services.clock),
-            trustedProxies: trustedProxies,
-            logger: logger)
-        context.proofOfWork = LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32)))
-        context.phoneSignIn = phoneSignIn
-        self.context = context
+            trustedProxies: trustedProxies, logger: logger,
+            proofOfWork: LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32))), phoneSignIn: phoneSignIn)
     }
 
     /// Answers `request` for `route`, in the language of ``LoginContext/language(of:uiLocales:)`` (the
     /// authorization endpoint also reads `ui_locales`, and the client's tenant's default language).
     public func respond(to request: HTTPRequest, at route: Route) async -> HTTPResponse {
-        let uiLocales = route == .authorize ? (try? request.queryItems())?["ui_locales"] : nil
-        let texts = Texts(context.language(of: request, uiLocales: uiLocales))
-        return await Texts.$current.withValue(texts) { await answer(request, at: route) }
+        // An authorization request's query is parsed once, for its `ui_locales` here and for the rest at the
+        // endpoint; nil when it is malformed, which the endpoint answers.
+        let query = route == .authorize ? try? request.queryItems() : nil
+        let texts = Texts(context.language(of: request, uiLocales: query?["ui_locales"]))
+        return await Texts.$current.withValue(texts) { await answer(request, at: route, query: query) }
     }
 
-    private func answer(_ request: HTTPRequest, at route: Route) async -> HTTPResponse {
+    private func answer(_ request: HTTPRequest, at route: Route, query: URLEncodedForm?) async -> HTTPResponse {
         switch route {
-        case .authorize: return await AuthorizeEndpoint(context: context).respond(request)
+        case .authorize: return await AuthorizeEndpoint(context: context).respond(request, query: query)
         case .page: return await LoginPageEndpoint(context: context).respond(request)
         case .stylesheet: return LoginStylesheet.response()
         case .script: return LoginScript.response()
