@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The server's heap allocations and reference-count increments per HTTP request under load (make bench-allocs).
+#
+# The load test's CPU times move by ±10 % from run to run on this shared machine; a count of calls does not. This
+# script starts `tessera serve --loops 2` on the dev cluster, drives one OAuthLoad scenario at 16 users, and counts,
+# with perf uprobes on the live process, the calls to libc's `malloc` and to the Swift runtime's `swift_retain`
+# during BENCH_ALLOCS_SECONDS. Each count is divided by the public HTTP requests the server answered meanwhile
+# (`tessera_http_requests_total`). uprobes slow the server several-fold, so the rate here means nothing; the
+# counts per request do not depend on it. It prints one table and writes bench-results/allocs.txt.
+#
+# Needs root (uprobes) and perf (Debian `linux-perf`).
+#
+# Environment:
+#   BENCH_ALLOCS_SCENARIOS  the OAuthLoad scenarios (default: cycle refresh client_credentials)
+#   BENCH_ALLOCS_SECONDS    how long each count runs (default 6)
+#   BENCH_TESSERA           a tessera binary to measure instead of a new release build (scripts/lib.sh)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+scenarios=${BENCH_ALLOCS_SCENARIOS:-cycle refresh client_credentials}
+seconds=${BENCH_ALLOCS_SECONDS:-6}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || die "BENCH_ALLOCS_SECONDS must be a whole number of at least 1, not '$seconds'"
+read -r -a scenario_list <<<"$scenarios"
+((${#scenario_list[@]} > 0)) || die "BENCH_ALLOCS_SCENARIOS names no scenario"
+for scenario in "${scenario_list[@]}"; do
+    [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
+        || die "unknown scenario '$scenario' (cycle, refresh, client_credentials)"
+done
+command -v perf >/dev/null 2>&1 || die "no perf (apt-get install linux-perf)"
+((EUID == 0)) || die "uprobes need root"
+require_dev_keys
+
+swift=${SWIFT:-swift}
+libc=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ { print $NF; exit }')
+[[ -n $libc ]] || die "no 64-bit libc.so.6 in ldconfig's cache"
+runtime=$(dirname "$(readlink -f "$(command -v "$swift")")")/../lib/swift/linux/libswiftCore.so
+[[ -f $runtime ]] || die "no Swift runtime at $runtime"
+
+results_dir=$TESSERA_ROOT/bench-results
+generator_scratch=$TESSERA_ROOT/.build-benchmarks
+database=tessera_allocbench
+dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-allocbench.XXXXXX")
+server_pid=
+probes=()
+
+cleanup() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        stop_process "$server_pid" 15 || true
+    fi
+    for probe in "${probes[@]}"; do perf probe -q -d "$probe" 2>/dev/null || true; done
+    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Probes of their own names, so that the script neither needs nor removes anyone else's.
+perf probe -q -x "$libc" --add tessera_malloc=malloc || die "perf cannot place a uprobe on malloc in $libc"
+probes+=("probe_libc:tessera_malloc")
+perf probe -q -x "$runtime" --add tessera_retain=swift_retain \
+    || die "perf cannot place a uprobe on swift_retain in $runtime"
+probes+=("probe_libswiftCore:tessera_retain")
+
+"$dev_db" start >/dev/null
+bin=$(tessera_release_binary "$swift" "$TESSERA_ROOT/.build")
+say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
+(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
+load=$generator_scratch/release/OAuthLoad
+
+PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $database" >/dev/null
+"$dev_db" psql postgres -qc "CREATE DATABASE $database" >/dev/null
+admin_key_file=$work/admin-key
+(umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$admin_key_file")
+port=$(free_port)
+admin_port=$(free_port)
+mkdir -p "$results_dir"
+"$bin" serve --database-url "$("$dev_db" url "$database")" --listen "127.0.0.1:$port" \
+    --admin-listen "127.0.0.1:$admin_port" --issuer "http://127.0.0.1:$port" --loops 2 \
+    --master-key-file "$DEV_MASTER_KEY_FILE" --bootstrap-admin-key "$(<"$admin_key_file")" \
+    --app-verification disabled-for-testing >"$results_dir/allocs-server.log" 2>&1 </dev/null &
+server_pid=$!
+wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
+    || die "tessera did not become healthy (see $results_dir/allocs-server.log)"
+"$load" setup --admin "127.0.0.1:$admin_port" --admin-key-file "$admin_key_file" --users 16 \
+    --state-file "$work/state" --loops 2 >/dev/null
+
+# public_requests: the public HTTP requests the server has answered so far.
+public_requests() {
+    curl -sf "http://127.0.0.1:$admin_port/metrics" \
+        | awk '/^tessera_http_requests_total\{/ && /listener="public"/ { sum += $NF } END { printf "%d", sum }'
+}
+
+{
+    printf 'Allocations per request, %s, commit %s, binary %s, %s s per scenario at 16 users\n\n' \
+        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git -C "$TESSERA_ROOT" rev-parse --short HEAD)" "$bin" "$seconds"
+    printf '%-20s %10s %14s %14s\n' scenario requests 'malloc/req' 'swift_retain/req'
+    for scenario in "${scenario_list[@]}"; do
+        # A warm-up first: caches, prepared statements and connections are made before the count.
+        "$load" run --target "127.0.0.1:$port" --state-file "$work/state" --scenario "$scenario" --headline 16 \
+            --seconds 2 --warmup 1 --loops 2 >/dev/null
+        "$load" run --target "127.0.0.1:$port" --state-file "$work/state" --scenario "$scenario" --headline 16 \
+            --seconds $((seconds + 4)) --warmup 0 --loops 2 >/dev/null &
+        load_pid=$!
+        sleep 1
+        before=$(public_requests)
+        perf stat -x, -o "$work/stat" -e probe_libc:tessera_malloc,probe_libswiftCore:tessera_retain \
+            -p "$server_pid" -- sleep "$seconds" >/dev/null 2>&1
+        after=$(public_requests)
+        wait "$load_pid"
+        requests=$((after - before))
+        ((requests > 0)) || die "the server answered no request during the count of $scenario"
+        awk -F, -v scenario="$scenario" -v requests="$requests" '
+            /tessera_malloc/ { mallocs = $1 }
+            /tessera_retain/ { retains = $1 }
+            END { printf "%-20s %10d %14.1f %14.1f\n", scenario, requests, mallocs / requests, retains / requests }
+        ' "$work/stat"
+    done
+} | tee "$results_dir/allocs.txt"
