@@ -65,17 +65,27 @@ public enum PercentEncoding {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends ``encode(_:)`` of `text` to `bytes`.
+    /// Appends ``encode(_:)`` of `text` to `bytes`: runs of unreserved bytes at once, the others escaped.
     static func append(encodingOf text: some StringProtocol, to bytes: inout [UInt8]) {
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            var runStart = 0
+            for (position, byte) in utf8.enumerated() where !isUnreserved(byte) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                appendEscape(of: byte, to: &bytes)
+                runStart = position + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
+        guard appended == nil else { return }
+        for byte in text.utf8 {
+            if isUnreserved(byte) { bytes.append(byte) } else { appendEscape(of: byte, to: &bytes) }
+        }
+    }
+
+    private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(hexDigits[Int(byte >> 4)])
+        bytes.append(hexDigits[Int(byte & 0x0F)])
     }
 
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
