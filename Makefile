@@ -89,7 +89,7 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 bench-steps: deps ## the token path's CPU steps (signatures, sealed codes, form parsing) in instructions, by callgrind
 	@scripts/bench-steps.sh
 
-bench-allocs: deps db keys ## the server's mallocs and swift_retain calls per HTTP request under load, by perf uprobes (root, linux-perf)
+bench-allocs: deps db keys ## the server's mallocs and swift_retain calls per HTTP request under load, by perf uprobes (root)
 	@scripts/bench-allocs.sh
 
 soak: deps db keys build ## three servers behind HAProxy under a steady native-app load for SOAK_MINUTES (15): tables, size and memory each minute, a verdict

@@ -8,7 +8,7 @@
 # (`tessera_http_requests_total`). uprobes slow the server several-fold, so the rate here means nothing; the
 # counts per request do not depend on it. It prints one table and writes bench-results/allocs.txt.
 #
-# Needs root (uprobes) and perf (Debian `linux-perf`).
+# Needs root (uprobes) and perf (Debian `linux-perf`, which `make deps` installs).
 #
 # Environment:
 #   BENCH_ALLOCS_SCENARIOS  the OAuthLoad scenarios (default: cycle refresh client_credentials)
@@ -26,7 +26,7 @@ for scenario in "${scenario_list[@]}"; do
     [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
         || die "unknown scenario '$scenario' (cycle, refresh, client_credentials)"
 done
-command -v perf >/dev/null 2>&1 || die "no perf (apt-get install linux-perf)"
+command -v perf >/dev/null 2>&1 || die "no perf (run 'make deps')"
 ((EUID == 0)) || die "uprobes need root"
 require_dev_keys
 
@@ -103,12 +103,15 @@ public_requests() {
             --seconds $((seconds + 4)) --warmup 0 --loops 2 >/dev/null &
         load_pid=$!
         sleep 1
-        before=$(public_requests)
+        # The requests are read inside perf's workload, once its probes count: attaching them takes a moment, and
+        # requests answered meanwhile would otherwise be counted without their allocations.
+        export -f public_requests
+        export admin_port
         perf stat -x, -o "$work/stat" -e probe_libc:tessera_malloc,probe_libswiftCore:tessera_retain \
-            -p "$server_pid" -- sleep "$seconds" >/dev/null 2>&1
-        after=$(public_requests)
+            -p "$server_pid" -- bash -c "public_requests >'$work/before'; sleep $seconds; public_requests >'$work/after'" \
+            >/dev/null 2>&1
         wait "$load_pid"
-        requests=$((after - before))
+        requests=$(($(<"$work/after") - $(<"$work/before")))
         ((requests > 0)) || die "the server answered no request during the count of $scenario"
         awk -F, -v scenario="$scenario" -v requests="$requests" '
             /tessera_malloc/ { mallocs = $1 }

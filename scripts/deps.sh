@@ -19,10 +19,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # draws the plot of the OAuth load test (make bench); kubernetes-validate checks
 # deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network);
 # haproxy fronts the three servers of the fleet test (make fleet-test); valgrind counts the instructions of the token
-# path's steps (make bench-steps).
+# path's steps (make bench-steps); linux-perf counts the server's allocations under load (make bench-allocs).
 DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
 postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic haproxy
-valgrind"
+valgrind linux-perf"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib kubernetes_validate=kubernetes-validate"
 
 deb_list=${DEB_PACKAGES:-$DEFAULT_DEB_PACKAGES}
