@@ -19,7 +19,9 @@ public struct URLEncodedForm: Sendable {
     /// ``PercentEncodingError/invalidUTF8``.
     public init(parsing body: [UInt8]) throws(PercentEncodingError) {
         fields = []
-        fields.reserveCapacity(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 })
+        // Room for the pairs at once, up to a bound: a body of a million `&` holds no pair, and must not reserve a
+        // million.
+        fields.reserveCapacity(min(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }, Self.reservedPairs))
         var start = body.startIndex
         while start < body.endIndex {
             let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.endIndex
@@ -37,6 +39,9 @@ public struct URLEncodedForm: Sendable {
             }
         }
     }
+
+    /// The most pairs a parse makes room for before it sees them; more grow the list as they come.
+    static let reservedPairs = 32
 
     /// The first value of `name`, if present.
     public subscript(name: String) -> String? {

@@ -62,6 +62,15 @@ import Testing
         #expect(try URLEncodedForm(parsing: "a%2Bb=1%2B1")["a+b"] == "1+1")
     }
 
+    @Test func separatorsAloneReserveNoRoom() throws {
+        // The parse makes room for the pairs it counts, but only up to a bound: a body of separators holds none.
+        let form = try URLEncodedForm(parsing: [UInt8](repeating: UInt8(ascii: "&"), count: 100_000))
+        #expect(form.fields.isEmpty)
+        #expect(form.fields.capacity < 64)
+        let many = try URLEncodedForm(parsing: (0..<100).map { "p\($0)=v" }.joined(separator: "&"))
+        #expect(many.fields.count == 100 && many["p99"] == "v")
+    }
+
     @Test func badInputThrows() {
         #expect(throws: PercentEncodingError.invalidEscape(offset: 0)) { try URLEncodedForm(parsing: "a=%zz") }
         #expect(throws: PercentEncodingError.invalidUTF8) { try URLEncodedForm(parsing: "a=%FF") }
