@@ -212,16 +212,21 @@ done
 printf '%s\n' "(spent codes: rows held at the end, each deleted by the janitor once past its 60 s expiry;" \
     "bytes/op: growth of every table and index, which includes pages PostgreSQL keeps for reuse)" >>"$rows"
 
+# The "after" measurements must measure what "before" did, on a machine that has only drifted: the server stops
+# first (its janitor would otherwise be deleting the load's spent codes meanwhile), the cluster writes out what the
+# load left (CHECKPOINT), and the ceiling gets a fresh database as the floor does (not one holding "before"'s rows).
+stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_log)"
+server_pid=
+"$dev_db" psql postgres -XAtqc "CHECKPOINT" >/dev/null
 floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
 measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
 read -r floor_after _ floor_after_db <<<"$measured"
+ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r after after_avg after_db <<<"$measured"
 read -r steal_end total_end < <(cpu_steal_ticks)
 steal_percent=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) \
     'BEGIN { printf "%.1f", (t > 0) ? 100 * s / t : 0 }')
-stop_process "$server_pid" 15 || say "tessera did not stop cleanly (see $server_log)"
-server_pid=
 
 commit=$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || printf unknown)
 [[ -z ${BENCH_TESSERA:-} ]] || commit="$commit (server: $BENCH_TESSERA)"
