@@ -20,12 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 scenarios=${BENCH_ALLOCS_SCENARIOS:-cycle refresh client_credentials}
 seconds=${BENCH_ALLOCS_SECONDS:-6}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "BENCH_ALLOCS_SECONDS must be a whole number of at least 1, not '$seconds'"
-read -r -a scenario_list <<<"$scenarios"
-((${#scenario_list[@]} > 0)) || die "BENCH_ALLOCS_SCENARIOS names no scenario"
-for scenario in "${scenario_list[@]}"; do
-    [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
-        || die "unknown scenario '$scenario' (cycle, refresh, client_credentials)"
-done
+read_oauth_scenarios BENCH_ALLOCS_SCENARIOS "$scenarios"
 command -v perf >/dev/null 2>&1 || die "no perf (run 'make deps')"
 ((EUID == 0)) || die "uprobes need root"
 require_dev_keys

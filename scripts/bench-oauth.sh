@@ -59,12 +59,7 @@ read -r -a sweep_levels <<<"$sweep"
 for level in "${sweep_levels[@]}"; do
     [[ $level =~ ^[1-9][0-9]*$ ]] || die "BENCH_SWEEP holds '$level', not a whole number of at least 1"
 done
-read -r -a scenario_list <<<"$scenarios"
-((${#scenario_list[@]} > 0)) || die "BENCH_SCENARIOS names no scenario"
-for scenario in "${scenario_list[@]}"; do
-    [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
-        || die "unknown scenario '$scenario' (cycle, refresh, client_credentials)"
-done
+read_oauth_scenarios BENCH_SCENARIOS "$scenarios"
 command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (run 'make deps')"
 python3 -c 'import matplotlib' 2>/dev/null || die "matplotlib is missing for the plot (run 'make deps')"
 require_dev_keys

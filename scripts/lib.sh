@@ -118,6 +118,20 @@ stop_process() {
     return "$status"
 }
 
+# read_oauth_scenarios SETTING VALUE
+# Reads the OAuthLoad scenarios VALUE names into the array scenario_list; stops the calling script when it names none
+# or one OAuthLoad does not know. SETTING is the environment variable VALUE came from, for the message.
+read_oauth_scenarios() {
+    local setting=$1 scenario
+    # shellcheck disable=SC2034 # used by the scripts that call this
+    read -r -a scenario_list <<<"$2"
+    ((${#scenario_list[@]} > 0)) || die "$setting names no scenario"
+    for scenario in "${scenario_list[@]}"; do
+        [[ $scenario =~ ^(cycle|refresh|client_credentials)$ ]] \
+            || die "unknown scenario '$scenario' in $setting (cycle, refresh, client_credentials)"
+    done
+}
+
 # start_bench_cluster
 # Starts (creating it once) the benchmarks' own PostgreSQL cluster under $TESSERA_DATA/pg-bench, with
 # production durability (fsync, synchronous commit and full-page writes on), and points every later

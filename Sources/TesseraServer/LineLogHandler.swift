@@ -41,24 +41,24 @@ public struct LineLogHandler: LogHandler {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         LocalTimestamp.shared.append(to: &line)
-        line.append(32)
+        line.append(UInt8(ascii: " "))
         line.append(contentsOf: event.level.rawValue.utf8)
         if !label.isEmpty {
-            line.append(32)
+            line.append(UInt8(ascii: " "))
             line.append(contentsOf: label.utf8)
         }
-        line.append(58)
+        line.append(UInt8(ascii: ":"))
         for (key, value) in merged(event) {
-            line.append(32)
+            line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
-            line.append(61)
+            line.append(UInt8(ascii: "="))
             line.append(contentsOf: value.description.utf8)
         }
         line.append(contentsOf: " [".utf8)
         line.append(contentsOf: event.source.utf8)
         line.append(contentsOf: "] ".utf8)
         line.append(contentsOf: event.message.description.utf8)
-        line.append(10)
+        line.append(UInt8(ascii: "\n"))
         line.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
