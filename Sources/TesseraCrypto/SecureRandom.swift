@@ -1,6 +1,8 @@
 internal import COpenSSL
 
-/// Random values from OpenSSL's CSPRNG (`RAND_bytes`), for keys, nonces, salts, identifiers and codes.
+/// Random values from OpenSSL's CSPRNG (`RAND_bytes`), for keys, nonces, salts, identifiers and codes. Draws of up
+/// to 64 bytes come from the calling thread's reserve of OpenSSL's output (``RandomReserve``), larger ones straight
+/// from `RAND_bytes`.
 ///
 /// Fails closed: when `RAND_bytes` reports an error (its DRBG could not be seeded), every function throws
 /// ``CryptoError/library(operation:detail:)`` and returns nothing; the buffer it was filling is discarded.
@@ -9,6 +11,12 @@ public enum SecureRandom {
     /// `count` random bytes; `count` may be 0 but not negative.
     public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         guard count >= 0 else { throw .invalidArgument("byte count \(count) is negative") }
+        if count <= RandomReserve.largestDraw {
+            return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized throws(CryptoError) in
+                try RandomReserve.fill(UnsafeMutableRawBufferPointer(buffer))
+                initialized = count
+            }
+        }
         var output = [UInt8](repeating: 0, count: count)
         var status: Int32 = 1
         output.withUnsafeMutableBufferPointer { buffer in

@@ -11,6 +11,37 @@ struct SecureRandomTests {
         #expect(first != second)
     }
 
+    /// Small draws come from a per-thread reserve refilled 512 bytes at a time: draws across many refills, of every
+    /// length up to the largest the reserve serves and just past it, never repeat a byte sequence (which handing a
+    /// reserved byte out twice, or a refill that failed to replace the reserve, would).
+    @Test func drawsAcrossRefillsNeverRepeat() throws {
+        var seen = Set<[UInt8]>()
+        var drawn = 0
+        for round in 0..<200 {
+            for length in [16, 12, 32, 64, 65, 17 + round % 40] {
+                let bytes = try SecureRandom.bytes(count: length)
+                #expect(bytes.count == length)
+                #expect(seen.insert(Array(bytes.prefix(16))).inserted)
+                drawn += length
+            }
+        }
+        #expect(drawn > 80 * 512)
+    }
+
+    /// Each thread has its own reserve: threads drawing at once never hand out the same bytes.
+    @Test func threadsDrawDifferentBytes() async throws {
+        let draws = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try (0..<500).map { _ in try SecureRandom.bytes(count: 16) } }
+            }
+            var all: [[UInt8]] = []
+            for try await part in group { all += part }
+            return all
+        }
+        #expect(draws.count == 4_000)
+        #expect(Set(draws).count == draws.count)
+    }
+
     @Test func badCountsAreRefused() {
         #expect(throws: CryptoError.invalidArgument("byte count -1 is negative")) {
             try SecureRandom.bytes(count: -1)
