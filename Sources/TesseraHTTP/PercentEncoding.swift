@@ -12,7 +12,7 @@ public enum PercentEncoding {
 
     /// ``decode(_:plusAsSpace:)`` of UTF-8 bytes; bytes that are not UTF-8 throw
     /// ``PercentEncodingError/invalidUTF8``.
-    static func decode(bytes utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
+    public static func decode(bytes utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
         try utf8.withUnsafeBufferPointer { input throws(PercentEncodingError) in
             let needsWork = input.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
             guard needsWork else { return try text(of: input) }

@@ -68,17 +68,23 @@ public struct ClientCredentials: Sendable, Equatable {
         do { return try Digest.sha256(secret) } catch { throw OAuthError(.serverError, "cannot hash: \(error)") }
     }
 
-    /// The id and secret of an `Authorization: Basic` value, each form-urlencoded (RFC 6749 §2.3.1).
+    /// The id and secret of an `Authorization: Basic` value, each form-urlencoded (RFC 6749 §2.3.1). Read from the
+    /// header's bytes: the scheme compared without folding a copy, spaces dropped from the credentials only when
+    /// they hold any, each half decoded from the decoded bytes in place.
     private static func basic(_ authorization: String) throws(OAuthError) -> (String, String) {
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "basic" else {
-            throw OAuthError(.invalidClient, "the Authorization header must use the Basic scheme")
-        }
-        guard let decoded = try? Base64.decode(parts[1].filter { $0 != " " }),
-            let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":")
+        let space = UInt8(ascii: " ")
+        let value = authorization.utf8.drop { $0 == space }
+        guard let schemeEnd = value.firstIndex(of: space),
+            value[..<schemeEnd].elementsEqual("basic".utf8, by: { $0 | 0x20 == $1 }),
+            value.index(after: schemeEnd) < value.endIndex
+        else { throw OAuthError(.invalidClient, "the Authorization header must use the Basic scheme") }
+        var encoded = Substring(value[value.index(after: schemeEnd)...])
+        if encoded.utf8.contains(space) { encoded = Substring(encoded.filter { $0 != " " }) }
+        guard let decoded = try? Base64.decode(encoded), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
+            decoded.allSatisfy({ $0 < 0x80 }) || String(validating: decoded, as: UTF8.self) != nil
         else { throw OAuthError(.invalidClient, "the Basic credentials are malformed") }
-        guard let clientID = try? PercentEncoding.decode(text[..<colon], plusAsSpace: true),
-            let secret = try? PercentEncoding.decode(text[text.index(after: colon)...], plusAsSpace: true)
+        guard let clientID = try? PercentEncoding.decode(bytes: decoded[..<colon], plusAsSpace: true),
+            let secret = try? PercentEncoding.decode(bytes: decoded[(colon + 1)...], plusAsSpace: true)
         else { throw OAuthError(.invalidClient, "the Basic credentials are not form-urlencoded") }
         guard !clientID.isEmpty, !secret.isEmpty else {
             throw OAuthError(.invalidClient, "the Basic credentials need a client id and a secret")
