@@ -3,7 +3,8 @@ public import TesseraHTTP
 /// The parameters of a token, revocation or introspection request: an `application/x-www-form-urlencoded` body in
 /// which no parameter appears twice (RFC 6749 §3.2). Empty values count as absent (RFC 6749 §3.1).
 public struct OAuthForm: Sendable {
-    private let values: [String: String]
+    /// The form's fields, no name twice. A form has a handful, so a look-up compares names instead of hashing them.
+    private let fields: [(name: String, value: String)]
 
     /// The form of `request`; `invalid_request` when the body is not a form, is not UTF-8, has a bad escape, or
     /// repeats a parameter.
@@ -15,13 +16,23 @@ public struct OAuthForm: Sendable {
         do { form = try request.formItems() } catch {
             throw OAuthError(.invalidRequest, "the body is not a valid form: \(error)")
         }
-        var values: [String: String] = [:]
-        for field in form.fields {
-            guard values.updateValue(field.value, forKey: field.name) == nil else {
-                throw OAuthError(.invalidRequest, "parameter \(field.name) appears more than once")
-            }
+        if let repeated = Self.firstRepeatedName(form.fields) {
+            throw OAuthError(.invalidRequest, "parameter \(repeated) appears more than once")
         }
-        self.values = values
+        fields = form.fields
+    }
+
+    /// The first name that appears a second time: compared with those before it in a form of a few fields, through
+    /// a set in a longer one (so that a body of many fields costs no more than hashing each once).
+    static func firstRepeatedName(_ fields: [(name: String, value: String)]) -> String? {
+        if fields.count > 16 {
+            var seen = Set<String>(minimumCapacity: fields.count)
+            return fields.first { !seen.insert($0.name).inserted }?.name
+        }
+        for index in fields.indices where fields[..<index].contains(where: { $0.name == fields[index].name }) {
+            return fields[index].name
+        }
+        return nil
     }
 
     /// Whether a `Content-Type` value names `application/x-www-form-urlencoded`, whatever its case, whitespace and
@@ -39,7 +50,7 @@ public struct OAuthForm: Sendable {
 
     /// The value of `name`, nil when absent or empty.
     public subscript(name: String) -> String? {
-        guard let value = values[name], !value.isEmpty else { return nil }
+        guard let value = fields.first(where: { $0.name == name })?.value, !value.isEmpty else { return nil }
         return value
     }
 

@@ -6,9 +6,24 @@ public struct Scope: Sendable, Equatable {
 
     /// The tokens of `list`, repeats dropped.
     public init(_ list: [String]) {
-        var seen = Set<String>()
-        tokens = list.filter { seen.insert($0).inserted }
+        if list.count > Self.comparedTokens {
+            var seen = Set<String>(minimumCapacity: list.count)
+            tokens = list.filter { seen.insert($0).inserted }
+            return
+        }
+        // A scope of a few tokens, as nearly every one is: repeats are found by comparing, without hashing, and a
+        // list without any is kept as it is, without a copy.
+        guard list.indices.contains(where: { list[..<$0].contains(list[$0]) }) else {
+            tokens = list
+            return
+        }
+        var unique: [String] = []
+        for token in list where !unique.contains(token) { unique.append(token) }
+        tokens = unique
     }
+
+    /// The longest list whose repeats are found by comparing each token with those before it.
+    static let comparedTokens = 16
 
     /// Parses a `scope` parameter; `invalid_scope` when a token has a character RFC 6749 §3.3 forbids.
     public init(parsing text: String) throws(OAuthError) {
@@ -40,7 +55,16 @@ public struct Scope: Sendable, Equatable {
     }
 
     /// The parameter's text: the tokens joined by single spaces.
-    public var text: String { tokens.joined(separator: " ") }
+    public var text: String {
+        guard tokens.count > 1 else { return tokens.first ?? "" }
+        var text = ""
+        text.reserveCapacity(tokens.reduce(tokens.count - 1) { $0 + $1.utf8.count })
+        for (index, token) in tokens.enumerated() {
+            if index > 0 { text.append(" ") }
+            text.append(token)
+        }
+        return text
+    }
 
     /// Whether `token` is granted.
     public func contains(_ token: String) -> Bool { tokens.contains(token) }
