@@ -83,6 +83,33 @@ struct LanguageTests {
         #expect(TextCatalogue.shared.misses.sorted() == [])
     }
 
+    /// The language cookie is a session cookie: set when the choice differs from the cookie the browser sent, not
+    /// again on every authorization (the native-app cycle's SSO authorizations, each the same language).
+    @Test func theLanguageCookieIsSetWhenTheChoiceChanges() async throws {
+        try await LoginHarness.run { harness in
+            let client = try await harness.client(tenantID: nil)
+            var browser = harness.browser()
+            let start = AuthorizeRequestTests.valid(client, pkce: try PKCEPair())
+            func languageCookies(_ response: HTTPResponse) -> [String] {
+                response.headers.values(of: "Set-Cookie").filter { $0.contains("tessera_lang=") }
+            }
+            func authorize(_ language: String) async throws -> HTTPResponse {
+                let parameters = start + [("ui_locales", language)]
+                let query = URLEncodedForm(fields: parameters.map { (name: $0.0, value: $0.1) }).encoded
+                return try await browser.send(.get, "/oauth2/authorize?" + query)
+            }
+            let first = try await authorize("fr")
+            #expect(first.status.code == 303)
+            #expect(languageCookies(first).count == 1)
+            #expect(languageCookies(first).first?.contains("tessera_lang=fr;") == true)
+            #expect(languageCookies(try await authorize("fr")) == [])
+            #expect(Page(try await browser.follow(try await authorize("fr"))).contains(#"<html lang="fr">"#))
+            let other = try await authorize("ja")
+            #expect(languageCookies(other).first?.contains("tessera_lang=ja;") == true)
+            #expect(Page(try await browser.follow(other)).contains(#"<html lang="ja">"#))
+        }
+    }
+
     @Test("ui_locales, then Accept-Language, then the tenant's default, then English")
     func theOrderOfChoice() {
         #expect(Language.negotiate(uiLocales: "de ru-RU ja", acceptLanguage: "fr", fallback: .ja) == .ru)

@@ -58,7 +58,10 @@ struct AuthorizeEndpoint: Sendable {
             var response = try await Texts.$current.withValue(Texts(language)) {
                 try await proceed(pool, request, authorization, session: session, config: config, redirect: redirect)
             }
-            try response.setCookie(context.cookies.language(language))
+            // A session cookie: set when the choice differs from what the browser sent, not on every authorization.
+            if request.cookie(named: context.cookies.languageName) != language.rawValue {
+                try response.setCookie(context.cookies.language(language))
+            }
             return response
         }
     }
