@@ -78,7 +78,22 @@ public final class HTTPRequestParser {
 
     /// Parses `bytes` and returns the events they completed, in order.
     public func feed(_ bytes: UnsafeRawBufferPointer) -> [HTTPParserEvent] {
-        guard stage != .finished, let base = bytes.baseAddress, !bytes.isEmpty else { return [] }
+        var completed: [HTTPParserEvent] = []
+        feed(bytes, into: &completed)
+        return completed
+    }
+
+    /// Parses `bytes` and appends the events they completed to `completed`, in order: a connection passes the
+    /// same buffer for every read, so that reporting a request's events allocates nothing.
+    public func feed(_ bytes: UnsafeRawBufferPointer, into completed: inout [HTTPParserEvent]) {
+        // The callbacks append to `events`: for this call, that is the caller's buffer.
+        swap(&events, &completed)
+        defer { swap(&events, &completed) }
+        parse(bytes)
+    }
+
+    func parse(_ bytes: UnsafeRawBufferPointer) {
+        guard stage != .finished, let base = bytes.baseAddress, !bytes.isEmpty else { return }
         let start = base.assumingMemoryBound(to: CChar.self)
         var offset = 0
         headerStartInThisFeed = 0
@@ -101,18 +116,11 @@ public final class HTTPRequestParser {
                 fail(.headersTooLarge)
             }
         }
-        return takeEvents()
     }
 
     /// Feeds a byte array; see ``feed(_:)``.
     public func feed(_ bytes: [UInt8]) -> [HTTPParserEvent] {
         bytes.withUnsafeBytes { feed($0) }
-    }
-
-    func takeEvents() -> [HTTPParserEvent] {
-        let taken = events
-        events = []
-        return taken
     }
 
     /// Records the byte position of a pause requested by a callback and finishes that callback's work.
@@ -157,7 +165,7 @@ public final class HTTPRequestParser {
     /// Resets the per-message state when a new message begins.
     func beginMessage() {
         // A message yields three events (started, headers complete, request): room for them at once.
-        events.reserveCapacity(4)
+        events.reserveCapacity(events.count + 3)
         stage = .header
         targetBytes.removeAll(keepingCapacity: true)
         fields.reset()

@@ -30,6 +30,16 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     var released = false
     var handlerTask: Task<Void, Never>?
     var currentRequest: RequestLog?
+    /// What the timer was last armed for, reported when it fires.
+    var armedTimer = HTTPConnectionStateMachine.Timer.idle
+    /// The timer's callback, made once: arming the timer for each request's header, body and idle time hands it this
+    /// closure instead of allocating one.
+    lazy var timerFired: () -> Void = { [weak self] in
+        guard let self else { return }
+        perform(machine.timerFired(armedTimer))
+    }
+    /// The parser's events of the bytes being read, in a buffer kept from read to read.
+    var parserEvents: [HTTPParserEvent] = []
 
     init(tcp: TCPConnection, context: HTTPServerLoopContext) {
         self.tcp = tcp
@@ -63,7 +73,9 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
 
     func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
         guard !machine.isClosed else { return }
-        for event in parser.feed(bytes) {
+        parser.feed(bytes, into: &parserEvents)
+        defer { parserEvents.removeAll(keepingCapacity: true) }
+        for event in parserEvents {
             switch event {
             case .requestStarted:
                 perform(machine.requestStarted())
@@ -128,10 +140,8 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
                 case .body: context.configuration.bodyTimeout
                 case .idle: context.configuration.idleTimeout
                 }
-            timer.start(after: delay) { [weak self] in
-                guard let self else { return }
-                perform(machine.timerFired(kind))
-            }
+            armedTimer = kind
+            timer.start(after: delay, timerFired)
         case .cancelTimer:
             timer.stop()
         case .close:

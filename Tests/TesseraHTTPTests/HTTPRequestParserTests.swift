@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// The server's connection passes one buffer for every read: each feed appends to it, whatever it holds, and the
+    /// events are those the array-returning feed reports.
+    @Test func feedingIntoABufferAppendsTheSameEvents() {
+        let text = "GET /a HTTP/1.1\r\nHost: a\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi"
+        let bytes = Array(text.utf8)
+        let parser = HTTPRequestParser()
+        var buffer: [HTTPParserEvent] = [.requestStarted]
+        for start in stride(from: 0, to: bytes.count, by: 5) {
+            bytes[start..<min(start + 5, bytes.count)].withUnsafeBytes { parser.feed($0, into: &buffer) }
+        }
+        #expect(seen(buffer) == [.started] + seen(parse(text)))
+        #expect(seen(buffer).count == 7)
+    }
+
     @Test func chunkedBodyWithExtensionsAndTrailers() throws {
         let text =
             "POST /form HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
