@@ -1,11 +1,27 @@
-import TesseraHTTP
 import Testing
+
+@testable import TesseraHTTP
 
 @Suite struct HTTPResponseEncoderTests {
     let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 
     func encode(_ response: HTTPResponse, _ context: HTTPResponseContext = HTTPResponseContext()) throws -> String {
         String(decoding: try HTTPResponseEncoder.encode(response, context: context, date: date), as: UTF8.self)
+    }
+
+    /// Every byte, against RFC 9110's `tchar` written out: a field name of one byte is a token exactly when it is
+    /// one of these, and a field value refuses exactly CR, LF and NUL.
+    @Test func tokenAndFieldValueBytes() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(HTTPResponseEncoder.isTokenByte(byte) == tchar.contains(byte), "\(byte)")
+            let value = String(decoding: [UInt8(ascii: "a"), byte, UInt8(ascii: "b")], as: UTF8.self)
+            #expect(HTTPResponseEncoder.isFieldValue(value) == ![0, 10, 13].contains(byte), "\(byte)")
+        }
+        #expect(!HTTPResponseEncoder.isToken(""))
+        #expect(HTTPResponseEncoder.isToken("X-Request-ID"))
+        #expect(!HTTPResponseEncoder.isToken("X Request"))
+        #expect(!HTTPResponseEncoder.isToken("Caf\u{E9}"))
     }
 
     @Test func plainResponse() throws {
