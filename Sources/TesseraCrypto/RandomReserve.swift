@@ -20,21 +20,19 @@ enum RandomReserve {
     /// The longest draw served from the reserve.
     static let largestDraw = 64
 
-    /// The thread-specific key of each thread's reserve (`malloc`ed, wiped and freed by the key's destructor).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { reserve in
+    /// Each thread's reserve (`malloc`ed; wiped and freed when its thread ends).
+    private static let reserves: PerThreadPointer = {
+        let reserves = PerThreadPointer { reserve in
             guard let reserve else { return }
             OPENSSL_cleanse(reserve, RandomReserve.byteCount)
             free(reserve)
         }
-        precondition(created == 0, "pthread_key_create failed: \(created)")
         let registered = pthread_atfork(nil, nil) {
-            guard let reserve = pthread_getspecific(RandomReserve.key) else { return }
+            guard let reserve = RandomReserve.reserves.existing else { return }
             RandomReserve.empty(reserve)
         }
         precondition(registered == 0, "pthread_atfork failed: \(registered)")
-        return key
+        return reserves
     }()
 
     /// The size of one reserve: its count of used bytes, then ``capacity`` bytes.
@@ -64,13 +62,12 @@ enum RandomReserve {
 
     /// The calling thread's reserve, made empty on its first use.
     private static func current() throws(CryptoError) -> UnsafeMutableRawPointer {
-        if let reserve = pthread_getspecific(key) { return reserve }
-        guard let reserve = malloc(byteCount) else { throw .library(operation: "malloc", detail: "out of memory") }
-        empty(reserve)
-        guard pthread_setspecific(key, reserve) == 0 else {
-            free(reserve)
-            throw .library(operation: "pthread_setspecific", detail: "failed")
+        let reserve = reserves.current {
+            guard let reserve = malloc(byteCount) else { return nil }
+            empty(reserve)
+            return reserve
         }
+        guard let reserve else { throw .library(operation: "malloc", detail: "no memory for the random reserve") }
         return reserve
     }
 

@@ -20,6 +20,29 @@ struct DigestTests {
         #expect(try Digest.sha256(Array("abc".utf8)) == Digest.sha256("abc"))
     }
 
+    /// Each thread computes in a context of its own, kept from digest to digest: threads at once, alternating
+    /// algorithms in one context, get the vectors' digests every time.
+    @Test func digestsFromManyThreadsAtOnce() async throws {
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let abc512 =
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+            + "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+        let wrong = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for _ in 0..<300 {
+                        if hexString(try Digest.sha256("abc")) != abc { wrong += 1 }
+                        if hexString(try Digest.sha512("abc")) != abc512 { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test func sha512OfKnownInputs() throws {
         #expect(
             hexString(try Digest.sha512("abc"))
