@@ -28,19 +28,21 @@ enum ES256Curve {
 
     /// Whether a big-endian 32-byte scalar is in 1..<n, the range of valid `r` and `s`.
     static func isValidScalar(_ scalar: ArraySlice<UInt8>) -> Bool {
-        scalar.contains { $0 != 0 } && isGreater(ArraySlice(order), than: Array(scalar))
+        guard scalar.contains(where: { $0 != 0 }) else { return false }
+        for (byte, orderByte) in zip(scalar, order) where byte != orderByte { return byte < orderByte }
+        return false
     }
 
-    /// `n − s` as 32 big-endian bytes, computed with OpenSSL's `BN_sub`.
-    static func negate(_ scalar: OpaquePointer) throws(CryptoError) -> [UInt8] {
-        guard let orderNumber = BN_bin2bn(order, Int32(order.count), nil) else {
-            throw OpenSSLCall.failure("BN_bin2bn")
+    /// Replaces a big-endian 32-byte `s` in 1..<n by `n − s`, its twin: the other `s` that verifies with the same
+    /// `r`. A subtraction with borrow, byte by byte; signature values are public, so it need not be constant-time.
+    static func replaceWithTwin(_ scalar: inout ArraySlice<UInt8>) {
+        var borrow = 0
+        for offset in order.indices.reversed() {
+            let index = scalar.startIndex + offset
+            let difference = Int(order[offset]) - Int(scalar[index]) - borrow
+            borrow = difference < 0 ? 1 : 0
+            scalar[index] = UInt8(difference + 256 * borrow)
         }
-        defer { BN_free(orderNumber) }
-        guard let result = BN_new() else { throw OpenSSLCall.failure("BN_new") }
-        defer { BN_free(result) }
-        try OpenSSLCall.check(BN_sub(result, orderNumber, scalar), "BN_sub")
-        return try bytes(of: result)
     }
 
     /// A non-negative BIGNUM below 2^256 as 32 big-endian bytes.

@@ -85,15 +85,16 @@ public final class ES256PrivateKey: @unchecked Sendable {
     public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
         let digest = try Digest.sha256(message)
         let context = try takeSigningContext()
-        // A DER ECDSA-Sig-Value for P-256 is at most 72 bytes.
-        var der = [UInt8](repeating: 0, count: 80)
-        var derLength = der.count
-        guard EVP_PKEY_sign(context, &der, &derLength, digest, digest.count) == 1 else {
-            EVP_PKEY_CTX_free(context)
-            throw OpenSSLCall.failure("EVP_PKEY_sign")
+        // A DER ECDSA-Sig-Value for P-256 is at most 72 bytes: OpenSSL writes it to the stack, where it is read.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 80) { der throws(CryptoError) in
+            var derLength = der.count
+            guard EVP_PKEY_sign(context, der.baseAddress, &derLength, digest, digest.count) == 1 else {
+                EVP_PKEY_CTX_free(context)
+                throw OpenSSLCall.failure("EVP_PKEY_sign")
+            }
+            returnSigningContext(context)
+            return try Self.rawSignature(fromDER: UnsafeBufferPointer(rebasing: der[..<derLength]))
         }
-        returnSigningContext(context)
-        return try Self.rawSignature(fromDER: der[..<derLength])
     }
 
     /// An idle signing context of this key, or a new one ready to sign SHA-256 digests.
@@ -133,23 +134,55 @@ public final class ES256PrivateKey: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
-    /// Converts OpenSSL's DER signature to JWS `r || s`, replacing a high `s` by `n − s`.
-    private static func rawSignature(fromDER der: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+    /// Converts OpenSSL's DER signature, an `ECDSA-Sig-Value` (a SEQUENCE of the INTEGERs `r` and `s`, RFC 3279
+    /// §2.2.3), to JWS `r || s`, replacing a high `s` by `n − s`. Read in place, without OpenSSL's parse into two
+    /// BIGNUMs (five allocations a signature): anything but two minimally encoded integers in 1..<n, each under 33
+    /// bytes, in one SEQUENCE of a short length, is refused.
+    static func rawSignature(fromDER der: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
+        let scalar = ES256Curve.scalarByteCount
+        guard der.count >= 2, der[0] == 0x30, der[1] < 0x80, Int(der[1]) == der.count - 2 else {
+            throw .library(operation: "ECDSA signature", detail: "not a DER sequence")
         }
-        guard let parsed else { throw OpenSSLCall.failure("d2i_ECDSA_SIG") }
-        defer { ECDSA_SIG_free(parsed) }
-        guard let r = ECDSA_SIG_get0_r(parsed), let s = ECDSA_SIG_get0_s(parsed) else {
-            throw OpenSSLCall.failure("ECDSA_SIG_get0")
+        var offset = 2
+        /// The magnitude of the next INTEGER, without the zero byte that keeps a high first byte positive.
+        func integer() throws(CryptoError) -> UnsafeBufferPointer<UInt8> {
+            guard offset + 2 <= der.count, der[offset] == 0x02 else {
+                throw .library(operation: "ECDSA signature", detail: "not a DER integer")
+            }
+            let length = Int(der[offset + 1])
+            let start = offset + 2
+            guard length >= 1, start + length <= der.count else {
+                throw .library(operation: "ECDSA signature", detail: "integer length out of bounds")
+            }
+            offset = start + length
+            var magnitude = UnsafeBufferPointer(rebasing: der[start..<offset])
+            guard magnitude[0] & 0x80 == 0 else { throw .library(operation: "ECDSA signature", detail: "negative") }
+            if magnitude.count > 1, magnitude[0] == 0 {
+                guard magnitude[1] & 0x80 != 0 else {
+                    throw .library(operation: "ECDSA signature", detail: "integer not minimally encoded")
+                }
+                magnitude = UnsafeBufferPointer(rebasing: magnitude[1...])
+            }
+            guard magnitude.count <= scalar else {
+                throw .library(operation: "ECDSA signature", detail: "integer longer than \(scalar) bytes")
+            }
+            return magnitude
         }
-        let rBytes = try ES256Curve.bytes(of: r)
-        var sBytes = try ES256Curve.bytes(of: s)
-        if ES256Curve.isGreater(sBytes[...], than: ES256Curve.halfOrder) {
-            sBytes = try ES256Curve.negate(s)
+        let r = try integer()
+        let s = try integer()
+        guard offset == der.count else { throw .library(operation: "ECDSA signature", detail: "trailing bytes") }
+        var raw = [UInt8](repeating: 0, count: 2 * scalar)
+        raw.withUnsafeMutableBufferPointer { raw in
+            _ = UnsafeMutableBufferPointer(rebasing: raw[(scalar - r.count)..<scalar]).update(fromContentsOf: r)
+            _ = UnsafeMutableBufferPointer(rebasing: raw[(2 * scalar - s.count)...]).update(fromContentsOf: s)
         }
-        return rBytes + sBytes
+        guard ES256Curve.isValidScalar(raw[..<scalar]), ES256Curve.isValidScalar(raw[scalar...]) else {
+            throw .library(operation: "ECDSA signature", detail: "r or s outside 1..<n")
+        }
+        if ES256Curve.isGreater(raw[scalar...], than: ES256Curve.halfOrder) {
+            ES256Curve.replaceWithTwin(&raw[scalar...])
+        }
+        return raw
     }
 
     /// Takes ownership of `key` (freeing it on failure) after checking it is an EC P-256 key.
