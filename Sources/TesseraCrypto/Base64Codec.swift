@@ -20,11 +20,14 @@ struct Base64Codec: Sendable {
     /// The encoding of `bytes`, with `=` padding to a multiple of four characters when `padded`. Written straight
     /// into the string's storage: tokens, codes and identifiers are encoded several times per token request.
     func encode(_ bytes: [UInt8], padded: Bool) -> String {
-        let length = Self.encodedLength(of: bytes.count, padded: padded)
+        bytes.withUnsafeBufferPointer { encode($0, padded: padded) }
+    }
+
+    /// ``encode(_:padded:)-([UInt8],_)`` of bytes read in place.
+    func encode(_ input: UnsafeBufferPointer<UInt8>, padded: Bool) -> String {
+        let length = Self.encodedLength(of: input.count, padded: padded)
         guard length > 0 else { return "" }
-        return bytes.withUnsafeBufferPointer { input in
-            String(unsafeUninitializedCapacity: length) { output in write(input, padded: padded, into: output) }
-        }
+        return String(unsafeUninitializedCapacity: length) { output in write(input, padded: padded, into: output) }
     }
 
     /// Appends the encoding of `bytes` to `output`, as ``encode(_:padded:)`` makes it.

@@ -5,6 +5,12 @@ public enum Base64URL {
         Base64Codec.url.encode(bytes, padded: false)
     }
 
+    /// ``encode(_:)-([UInt8])`` of bytes read in place (an identifier inside a sealed value), without copying them
+    /// into an array first.
+    public static func encode(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.withUnsafeBufferPointer { Base64Codec.url.encode($0, padded: false) }
+    }
+
     /// The bytes `text` encodes, with or without `=` padding. Refuses characters outside the base64url alphabet
     /// (including `+`, `/` and whitespace), impossible lengths, partial padding and non-zero trailing bits.
     public static func decode(_ text: some StringProtocol) throws(EncodedTextError) -> [UInt8] {

@@ -41,6 +41,16 @@ struct EncodingTests {
         }
     }
 
+    /// A slice encodes as the array of its bytes does, wherever it starts in its array.
+    @Test func aSliceEncodesAsItsBytes() throws {
+        let bytes = try SecureRandom.bytes(count: 40)
+        for start in 0..<8 {
+            for end in [start, start + 1, start + 16, 40] {
+                #expect(Base64URL.encode(bytes[start..<end]) == Base64URL.encode(Array(bytes[start..<end])))
+            }
+        }
+    }
+
     @Test func base64URLAcceptsPaddingAndUsesTheURLAlphabet() throws {
         #expect(try Base64URL.decode("Zg==") == Array("f".utf8))
         #expect(try Base64URL.decode("Zm8=") == Array("fo".utf8))

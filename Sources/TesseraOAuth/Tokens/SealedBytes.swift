@@ -79,14 +79,19 @@ struct ByteReader {
 
     mutating func string() -> String? {
         guard let count = byte(), count != 0xFF, let bytes = slice(Int(count)) else { return nil }
-        return bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+        // ASCII, which nearly every stored string is, is UTF-8 as it is: the generic validation (about 330
+        // instructions of run-time type look-ups a call) is for the rest.
+        return bytes.withUnsafeBufferPointer { text in
+            text.allSatisfy { $0 < 0x80 }
+                ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+        }
     }
 
     mutating func identifier() -> String? {
         guard position < input.count else { return nil }
         guard input[position] == 0xFF else { return string() }
         position += 1
-        return bytes(16).map(Base64URL.encode)
+        return slice(16).map(Base64URL.encode)
     }
 
     /// A present value, `.some(nil)` for an absent one, nil when malformed.
