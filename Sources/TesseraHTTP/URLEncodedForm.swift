@@ -43,6 +43,20 @@ public struct URLEncodedForm: Sendable {
     /// The most pairs a parse makes room for before it sees them; more grow the list as they come.
     static let reservedPairs = 32
 
+    /// The first name that appears a second time, nil when none does. Names are compared with those before them in
+    /// a form of a few fields (an OAuth request has about ten), through a set in a longer one, so that a form of
+    /// many fields costs no more than hashing each name once.
+    public var firstRepeatedName: String? {
+        if fields.count > 16 {
+            var seen = Set<String>(minimumCapacity: fields.count)
+            return fields.first { !seen.insert($0.name).inserted }?.name
+        }
+        for index in fields.indices where fields[..<index].contains(where: { $0.name == fields[index].name }) {
+            return fields[index].name
+        }
+        return nil
+    }
+
     /// The first value of `name`, if present.
     public subscript(name: String) -> String? {
         fields.first { $0.name == name }?.value

@@ -56,8 +56,10 @@ struct OAuthFormTests {
                 #expect(error.detail.hasSuffix("appears more than once"), "\(error)")
             }
         }
-        #expect(OAuthForm.firstRepeatedName([("a", "1"), ("b", "2"), ("a", "3")]) == "a")
-        #expect(OAuthForm.firstRepeatedName([("a", "1"), ("b", "2")]) == nil)
+        #expect(URLEncodedForm(fields: [("a", "1"), ("b", "2"), ("a", "3")]).firstRepeatedName == "a")
+        #expect(URLEncodedForm(fields: [("a", "1"), ("b", "2")]).firstRepeatedName == nil)
+        #expect(URLEncodedForm(fields: (0..<40).map { ("p\($0)", "") } + [("p3", "")]).firstRepeatedName == "p3")
+        #expect(URLEncodedForm(fields: (0..<40).map { ("p\($0)", "") }).firstRepeatedName == nil)
     }
 
     @Test func scopeWordsSplitOnSpacesAndDropEmptyOnes() {

@@ -29,9 +29,8 @@ public enum AuthorizationRequestParser {
     public static func parse(
         _ query: URLEncodedForm, client: OAuthClient, redirectURI: String
     ) -> Result<AuthorizationRequest, AuthorizationError> {
-        var seen = Set<String>()
-        for field in query.fields where !seen.insert(field.name).inserted {
-            return .failure(.invalidRequest("\(field.name) is repeated."))
+        if let repeated = query.firstRepeatedName {
+            return .failure(.invalidRequest("\(repeated) is repeated."))
         }
         guard let responseType = query["response_type"], !responseType.isEmpty else {
             return .failure(.invalidRequest("response_type is missing."))

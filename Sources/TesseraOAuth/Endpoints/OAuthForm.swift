@@ -16,23 +16,10 @@ public struct OAuthForm: Sendable {
         do { form = try request.formItems() } catch {
             throw OAuthError(.invalidRequest, "the body is not a valid form: \(error)")
         }
-        if let repeated = Self.firstRepeatedName(form.fields) {
+        if let repeated = form.firstRepeatedName {
             throw OAuthError(.invalidRequest, "parameter \(repeated) appears more than once")
         }
         fields = form.fields
-    }
-
-    /// The first name that appears a second time: compared with those before it in a form of a few fields, through
-    /// a set in a longer one (so that a body of many fields costs no more than hashing each once).
-    static func firstRepeatedName(_ fields: [(name: String, value: String)]) -> String? {
-        if fields.count > 16 {
-            var seen = Set<String>(minimumCapacity: fields.count)
-            return fields.first { !seen.insert($0.name).inserted }?.name
-        }
-        for index in fields.indices where fields[..<index].contains(where: { $0.name == fields[index].name }) {
-            return fields[index].name
-        }
-        return nil
     }
 
     /// Whether a `Content-Type` value names `application/x-www-form-urlencoded`, whatever its case, whitespace and
