@@ -78,7 +78,7 @@ struct PostgresConnectionStateMachine<Request> {
     private var inFlight: [InFlight] = []
     private var inFlightHead = 0
     /// The name each statement is prepared under on the current session, by SQL text.
-    private var preparedNames: [String: String] = [:]
+    private var preparedNames: [StatementText: String] = [:]
     private var nextStatementNumber = 0
 
     /// Why the last connect or connection failed (or why the connection closed).
@@ -196,10 +196,10 @@ struct PostgresConnectionStateMachine<Request> {
     /// `Parse` ahead of the statement (in the same request) and report it with the request's
     /// ``syncReceived(unprepared:)``.
     mutating func statementName(for sql: String) -> (name: String, isNew: Bool) {
-        if let known = preparedNames[sql] { return (known, false) }
+        if let known = preparedNames[StatementText(sql)] { return (known, false) }
         let name = "t\(nextStatementNumber)"
         nextStatementNumber += 1
-        preparedNames[sql] = name
+        preparedNames[StatementText(sql)] = name
         return (name, true)
     }
 
@@ -219,7 +219,7 @@ struct PostgresConnectionStateMachine<Request> {
             inFlight.removeAll(keepingCapacity: true)
             inFlightHead = 0
         }
-        for sql in unprepared { preparedNames[sql] = nil }
+        for sql in unprepared { preparedNames[StatementText(sql)] = nil }
     }
 
     // MARK: Helpers
@@ -242,5 +242,29 @@ struct PostgresConnectionStateMachine<Request> {
         inFlightHead = 0
         preparedNames = [:]
         return requests
+    }
+}
+
+/// A statement's SQL text as a key that hashes its length and at most 64 bytes from each end, not all of it: the texts
+/// are the server's own, up to 2 KB (the token grant's), and are looked up for every statement sent. Equality still
+/// compares the whole text, so two texts that hash alike stay two keys.
+struct StatementText: Hashable {
+    let sql: String
+
+    init(_ sql: String) { self.sql = sql }
+
+    static func == (lhs: StatementText, rhs: StatementText) -> Bool { lhs.sql == rhs.sql }
+
+    func hash(into hasher: inout Hasher) {
+        let utf8 = sql.utf8
+        hasher.combine(utf8.count)
+        let hashedEnds: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.prefix(64))))
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(64))))
+        }
+        if hashedEnds == nil {
+            for byte in utf8.prefix(64) { hasher.combine(byte) }
+            for byte in utf8.suffix(64) { hasher.combine(byte) }
+        }
     }
 }

@@ -208,6 +208,22 @@ import Testing
         #expect(machine.statementName(for: "SELECT 1") == ("t0", false))
     }
 
+    /// Statement texts are keyed by their length and ends: long texts that differ only in the middle, or that are
+    /// built at run time rather than written as literals, are still told apart and found again.
+    @Test func longStatementsDifferingInTheMiddleAreTwoStatements() {
+        var machine = readyMachine()
+        let head = "SELECT " + String(repeating: "1, ", count: 100)
+        let tail = String(repeating: ", 2", count: 100)
+        let first = head + "'a'" + tail
+        let second = head + "'b'" + tail
+        #expect(machine.statementName(for: first) == ("t0", true))
+        #expect(machine.statementName(for: second) == ("t1", true))
+        #expect(machine.statementName(for: String(first.utf8.map { Character(UnicodeScalar($0)) })) == ("t0", false))
+        #expect(machine.statementName(for: second) == ("t1", false))
+        #expect(StatementText(first).hashValue == StatementText(second).hashValue)
+        #expect(StatementText(first) != StatementText(second))
+    }
+
     @Test func requestsAreAnsweredInOrderAndRefusedUnlessReady() {
         var machine = Machine(configuration: Self.configuration, attemptCount: 1)
         #expect(machine.unavailableReason == "not connected yet")
