@@ -1,7 +1,8 @@
 internal import CHTTPParser
 
 /// Turns the bytes of one connection into ``HTTPRequest``s with Node's http_parser, enforcing the limits of an
-/// ``HTTPServerConfiguration``.
+/// ``HTTPServerConfiguration``. Each request gets its id (``RequestID``) and the connection's peer address here, so
+/// that nothing changes a request after it is read.
 ///
 /// Feed it whatever the socket delivered, in order; each call returns the ``HTTPParserEvent``s those bytes completed.
 /// A request may be split across any number of feeds, and one feed may hold many pipelined requests. After a
@@ -55,6 +56,8 @@ public final class HTTPRequestParser {
     var method = HTTPMethod.get
     var target = ""
     var keepAlive = true
+    /// The peer's address, given to every request read (``HTTPRequest/remoteAddress``).
+    public var remoteAddress: String?
 
     /// Creates a parser enforcing `configuration`'s header and body limits.
     public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration()) {
@@ -230,7 +233,9 @@ public final class HTTPRequestParser {
             version: (Int(tessera_http_major(parser)), Int(tessera_http_minor(parser))),
             headers: headers,
             body: body,
-            keepAlive: keepAlive
+            keepAlive: keepAlive,
+            remoteAddress: remoteAddress,
+            id: RequestID.make()
         )
         headers = HTTPHeaders()
         body = []

@@ -55,6 +55,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     /// Starts reading and the idle timer.
     func start() {
         tcp.delegate = self
+        parser.remoteAddress = tcp.remoteAddress
         perform(machine.start())
         tcp.startReading()
     }
@@ -153,9 +154,6 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     }
 
     func startHandler(_ request: HTTPRequest) {
-        var request = request
-        request.remoteAddress = tcp.remoteAddress
-        request.id = RequestID.make()
         if context.logsRequests {
             currentRequest = RequestLog(id: request.id, method: request.method, path: request.path, start: .now)
         }

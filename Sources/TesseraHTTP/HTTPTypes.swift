@@ -172,36 +172,116 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 }
 
 /// One parsed HTTP/1.x request, with its whole body.
+///
+/// A value with its members in one shared box, copied when a copy is changed: a request passes from the parser
+/// through the connection's state machine to its handler's task, and copying its eight reference-counted members at
+/// each step was a tenth of the server's reference counting under the token cycle.
 public struct HTTPRequest: Sendable {
+    /// The members. Changed only through a request that holds the only reference (``unique()``), so no two
+    /// threads ever see it change.
+    private final class Storage: @unchecked Sendable {
+        var method: HTTPMethod
+        var target: String
+        var path: String
+        var query: String?
+        var version: (major: Int, minor: Int)
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var keepAlive: Bool
+        var remoteAddress: String?
+        var id: String
+
+        init(
+            method: HTTPMethod, target: String, path: String, query: String?, version: (major: Int, minor: Int),
+            headers: HTTPHeaders, body: [UInt8], keepAlive: Bool, remoteAddress: String?, id: String
+        ) {
+            self.method = method
+            self.target = target
+            self.path = path
+            self.query = query
+            self.version = version
+            self.headers = headers
+            self.body = body
+            self.keepAlive = keepAlive
+            self.remoteAddress = remoteAddress
+            self.id = id
+        }
+
+        func copy() -> Storage {
+            Storage(
+                method: method, target: target, path: path, query: query, version: version, headers: headers,
+                body: body, keepAlive: keepAlive, remoteAddress: remoteAddress, id: id)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, copied first unless this request holds the only reference to it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
     /// The request method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        set { unique().method = newValue }
+    }
     /// The request target exactly as received (`/rpc?x=1`).
-    public var target: String
+    public var target: String {
+        get { storage.target }
+        set { unique().target = newValue }
+    }
     /// The path part of the target, still percent-encoded.
-    public var path: String
+    public var path: String {
+        get { storage.path }
+        set { unique().path = newValue }
+    }
     /// The query part of the target without the `?`, still percent-encoded; nil when absent.
-    public var query: String?
+    public var query: String? {
+        get { storage.query }
+        set { unique().query = newValue }
+    }
     /// HTTP version as (major, minor).
-    public var version: (major: Int, minor: Int)
+    public var version: (major: Int, minor: Int) {
+        get { storage.version }
+        set { unique().version = newValue }
+    }
     /// The header fields in order.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        set { unique().headers = newValue }
+    }
     /// The request body (already de-chunked).
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        get { storage.body }
+        set { unique().body = newValue }
+    }
     /// Whether the client asked to keep the connection open after this request.
-    public var keepAlive: Bool
+    public var keepAlive: Bool {
+        get { storage.keepAlive }
+        set { unique().keepAlive = newValue }
+    }
     /// The peer address of the socket as `host:port` text, when known.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { storage.remoteAddress }
+        set { unique().remoteAddress = newValue }
+    }
     /// The request's id (``RequestID``), set by the server before the request is routed: the `request-id` of
     /// every log line written while it is handled (``RequestScope``) and of the audit log. Empty until then.
-    public var id = ""
+    public var id: String {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
 
     /// Creates a request; `path` and `query` are split from `target`.
     public init(
         method: HTTPMethod, target: String, version: (major: Int, minor: Int) = (1, 1),
-        headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true, remoteAddress: String? = nil
+        headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true, remoteAddress: String? = nil,
+        id: String = ""
     ) {
-        self.method = method
-        self.target = target
+        let path: String
+        let query: String?
         // Found among the UTF-8 bytes, not the characters: `?` is ASCII, so its index is a character boundary.
         if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<mark])
@@ -210,11 +290,9 @@ public struct HTTPRequest: Sendable {
             path = target
             query = nil
         }
-        self.version = version
-        self.headers = headers
-        self.body = body
-        self.keepAlive = keepAlive
-        self.remoteAddress = remoteAddress
+        storage = Storage(
+            method: method, target: target, path: path, query: query, version: version, headers: headers, body: body,
+            keepAlive: keepAlive, remoteAddress: remoteAddress, id: id)
     }
 }
 

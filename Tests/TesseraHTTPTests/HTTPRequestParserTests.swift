@@ -68,6 +68,35 @@ import Testing
         #expect(seen(buffer).count == 7)
     }
 
+    /// A request's members are shared by its copies until one is changed: the change is that copy's alone.
+    @Test func aChangedCopyLeavesTheOriginalAsItWas() {
+        let original = HTTPRequest(
+            method: .post, target: "/a?x=1", headers: ["Host": "h"], body: [1, 2], remoteAddress: "10.0.0.1:5")
+        var copy = original
+        copy.headers.add(name: "X", value: "y")
+        copy.body.append(3)
+        copy.id = "changed"
+        copy.method = .put
+        #expect(original.headers.fields.count == 1 && original.body == [1, 2] && original.id == "")
+        #expect(original.method == .post && original.path == "/a" && original.query == "x=1")
+        #expect(copy.headers["X"] == "y" && copy.body == [1, 2, 3] && copy.id == "changed" && copy.method == .put)
+        #expect(copy.remoteAddress == "10.0.0.1:5" && copy.target == "/a?x=1")
+        var alone = HTTPRequest(method: .get, target: "/")
+        alone.body = [9]
+        alone.keepAlive = false
+        #expect(alone.body == [9] && !alone.keepAlive)
+    }
+
+    /// Each request read gets an id of its own and the connection's peer address.
+    @Test func requestsReadGetAnIdAndThePeerAddress() {
+        let parser = HTTPRequestParser()
+        parser.remoteAddress = "192.0.2.7:4000"
+        let read = requests(parser.feed(Array("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n".utf8)))
+        #expect(read.count == 2)
+        #expect(read.allSatisfy { $0.remoteAddress == "192.0.2.7:4000" && $0.id.utf8.count == 16 })
+        #expect(read[0].id != read[1].id)
+    }
+
     @Test func chunkedBodyWithExtensionsAndTrailers() throws {
         let text =
             "POST /form HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
