@@ -1,5 +1,6 @@
 /// The lifecycle of one HTTP/1.1 connection as a value with no I/O: feed it what happened, perform the actions it
-/// returns, in order.
+/// appends, in order. Each event appends to the caller's list, so that a connection keeps one list for all of them
+/// (a new array per event was four allocations a request).
 ///
 /// Rules it keeps:
 /// - Requests are answered strictly in order, one handler at a time; later requests wait in a queue, and reading
@@ -97,23 +98,21 @@ public struct HTTPConnectionStateMachine: Sendable {
     }
 
     /// The connection was accepted: the idle timer starts.
-    public mutating func start() -> [Action] {
-        guard !isClosed else { return [] }
-        return [arm(.idle)]
+    public mutating func start(into actions: inout [Action]) {
+        guard !isClosed else { return }
+        actions.append(arm(.idle))
     }
 
     /// The first byte of a request arrived.
-    public mutating func requestStarted() -> [Action] {
-        guard !isClosed, acceptingRequests else { return [] }
+    public mutating func requestStarted(into actions: inout [Action]) {
+        guard !isClosed, acceptingRequests else { return }
         parsing = .headers
-        return [arm(.header)]
+        actions.append(arm(.header))
     }
 
     /// The request's headers are complete; `expectsContinue` when it waits for a 100 Continue before its body.
-    public mutating func headersComplete(expectsContinue: Bool) -> [Action] {
-        guard !isClosed, acceptingRequests else { return [] }
-        var actions: [Action] = []
-        actions.reserveCapacity(4)  // one allocation for what an event yields
+    public mutating func headersComplete(expectsContinue: Bool, into actions: inout [Action]) {
+        guard !isClosed, acceptingRequests else { return }
         if expectsContinue, inFlight == nil, queue.isEmpty {
             actions.append(.send100Continue)
             parsing = .body(continuePending: false)
@@ -125,14 +124,11 @@ public struct HTTPConnectionStateMachine: Sendable {
         } else {
             cancelTimer(into: &actions)
         }
-        return actions
     }
 
     /// A whole request arrived.
-    public mutating func requestReceived(_ request: HTTPRequest) -> [Action] {
-        guard !isClosed, acceptingRequests else { return [] }
-        var actions: [Action] = []
-        actions.reserveCapacity(4)
+    public mutating func requestReceived(_ request: HTTPRequest, into actions: inout [Action]) {
+        guard !isClosed, acceptingRequests else { return }
         parsing = .betweenRequests
         cancelTimer(into: &actions)
         if !request.keepAlive || shuttingDown {
@@ -152,21 +148,18 @@ public struct HTTPConnectionStateMachine: Sendable {
                 pauseReading(into: &actions)
             }
         }
-        return actions
     }
 
     /// The parser failed; the failure is answered after the responses owed before it, then the connection closes.
-    public mutating func parseFailed(_ failure: HTTPParseError) -> [Action] {
-        guard !isClosed, acceptingRequests else { return [] }
-        return fail(with: failure.response)
+    public mutating func parseFailed(_ failure: HTTPParseError, into actions: inout [Action]) {
+        guard !isClosed, acceptingRequests else { return }
+        fail(with: failure.response, into: &actions)
     }
 
     /// The handler of the request in flight produced its response.
-    public mutating func handlerCompleted(_ response: HTTPResponse) -> [Action] {
-        guard !isClosed, let request = inFlight else { return [] }
+    public mutating func handlerCompleted(_ response: HTTPResponse, into actions: inout [Action]) {
+        guard !isClosed, let request = inFlight else { return }
         inFlight = nil
-        var actions: [Action] = []
-        actions.reserveCapacity(4)
         let closing =
             request.closeConnection || response.closeConnection || shuttingDown
             || (peerFinished && queue.isEmpty)
@@ -184,65 +177,59 @@ public struct HTTPConnectionStateMachine: Sendable {
         } else {
             startNext(into: &actions)
         }
-        return actions
     }
 
     /// A response write issued by ``Action/write(_:_:)`` finished; `success` false when the socket failed.
-    public mutating func writeCompleted(success: Bool) -> [Action] {
-        guard !isClosed else { return [] }
+    public mutating func writeCompleted(success: Bool, into actions: inout [Action]) {
+        guard !isClosed else { return }
         unfinishedWrites = max(0, unfinishedWrites - 1)
         if !success || (closeAfterWrites && unfinishedWrites == 0) {
-            return close()
+            return close(into: &actions)
         }
-        var actions: [Action] = []
         updateReading(into: &actions)
-        return actions
     }
 
     /// The armed timer fired. A stale firing (the timer was re-armed or cancelled meanwhile) is ignored.
-    public mutating func timerFired(_ timer: Timer) -> [Action] {
-        guard !isClosed, armedTimer == timer else { return [] }
+    public mutating func timerFired(_ timer: Timer, into actions: inout [Action]) {
+        guard !isClosed, armedTimer == timer else { return }
         armedTimer = nil
         switch timer {
         case .header:
-            guard acceptingRequests, parsing == .headers else { return [] }
+            guard acceptingRequests, parsing == .headers else { return }
             var response = HTTPResponse.text("request headers not received in time\n", status: .requestTimeout)
             response.closeConnection = true
-            return fail(with: response)
+            fail(with: response, into: &actions)
         case .body:
-            guard acceptingRequests, parsing == .body(continuePending: false) else { return [] }
+            guard acceptingRequests, parsing == .body(continuePending: false) else { return }
             var response = HTTPResponse.text("request body not received in time\n", status: .requestTimeout)
             response.closeConnection = true
-            return fail(with: response)
+            fail(with: response, into: &actions)
         case .idle:
-            guard isIdle else { return [] }
-            return close()
+            guard isIdle else { return }
+            close(into: &actions)
         }
     }
 
     /// The peer sent end of input (or reading failed).
-    public mutating func peerClosed() -> [Action] {
-        guard !isClosed else { return [] }
+    public mutating func peerClosed(into actions: inout [Action]) {
+        guard !isClosed else { return }
         peerFinished = true
         acceptingRequests = false
         parsing = .betweenRequests
-        var actions: [Action] = []
         cancelTimer(into: &actions)
         // Without a handler running the queue is always empty: it is drained whenever a handler completes.
         if inFlight == nil {
             if unfinishedWrites == 0 {
-                return actions + close()
+                return close(into: &actions)
             }
             closeAfterWrites = true
         }
-        return actions
     }
 
     /// The server is shutting down: close when idle, else after the response in progress.
-    public mutating func shutdownRequested() -> [Action] {
-        guard !isClosed, !shuttingDown else { return [] }
+    public mutating func shutdownRequested(into actions: inout [Action]) {
+        guard !isClosed, !shuttingDown else { return }
         shuttingDown = true
-        var actions: [Action] = []
         if inFlight != nil || !queue.isEmpty {
             acceptingRequests = false
             pauseReading(into: &actions)
@@ -253,13 +240,12 @@ public struct HTTPConnectionStateMachine: Sendable {
         } else if parsing == .betweenRequests {
             acceptingRequests = false
             if unfinishedWrites == 0 {
-                return close()
+                return close(into: &actions)
             }
             closeAfterWrites = true
             cancelTimer(into: &actions)
             pauseReading(into: &actions)
         }
-        return actions
     }
 }
 
@@ -307,15 +293,14 @@ extension HTTPConnectionStateMachine {
         }
     }
 
-    mutating func close() -> [Action] {
+    mutating func close(into actions: inout [Action]) {
         isClosed = true
         armedTimer = nil
-        return [.close]
+        actions.append(.close)
     }
 
     /// Answers `response` (which closes) once the responses owed before it are out, and stops taking requests.
-    mutating func fail(with response: HTTPResponse) -> [Action] {
-        var actions: [Action] = []
+    mutating func fail(with response: HTTPResponse, into actions: inout [Action]) {
         acceptingRequests = false
         parsing = .betweenRequests
         cancelTimer(into: &actions)
@@ -325,7 +310,6 @@ extension HTTPConnectionStateMachine {
         } else {
             queue.append(.failure(response))
         }
-        return actions
     }
 
     mutating func writeFailure(_ response: HTTPResponse, into actions: inout [Action]) {

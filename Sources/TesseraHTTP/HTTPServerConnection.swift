@@ -36,7 +36,8 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     /// closure instead of allocating one.
     lazy var timerFired: () -> Void = { [weak self] in
         guard let self else { return }
-        perform(machine.timerFired(armedTimer))
+        let fired = armedTimer
+        perform { $0.timerFired(fired, into: &$1) }
     }
     /// The parser's events of the bytes being read, in a buffer kept from read to read.
     var parserEvents: [HTTPParserEvent] = []
@@ -56,13 +57,13 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     func start() {
         tcp.delegate = self
         parser.remoteAddress = tcp.remoteAddress
-        perform(machine.start())
+        perform { $0.start(into: &$1) }
         tcp.startReading()
     }
 
     /// Asks the connection to close once the request in progress (if any) is answered.
     func shutdown() {
-        perform(machine.shutdownRequested())
+        perform { $0.shutdownRequested(into: &$1) }
     }
 
     /// Closes the socket at once, whatever is in progress.
@@ -79,23 +80,23 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         for event in parserEvents {
             switch event {
             case .requestStarted:
-                perform(machine.requestStarted())
+                perform { $0.requestStarted(into: &$1) }
             case .headersComplete(let expectsContinue):
-                perform(machine.headersComplete(expectsContinue: expectsContinue))
+                perform { $0.headersComplete(expectsContinue: expectsContinue, into: &$1) }
             case .request(let request):
-                perform(machine.requestReceived(request))
+                perform { $0.requestReceived(request, into: &$1) }
             case .failure(let failure):
                 context.logger.debug(
                     "unreadable request",
                     metadata: ["reason": "\(failure.reason)", "remote": "\(tcp.remoteAddress ?? "-")"]
                 )
-                perform(machine.parseFailed(failure))
+                perform { $0.parseFailed(failure, into: &$1) }
             }
         }
     }
 
     func connectionDidReachEnd(_ connection: TCPConnection) {
-        perform(machine.peerClosed())
+        perform { $0.peerClosed(into: &$1) }
     }
 
     func connectionDidClose(_ connection: TCPConnection) {
@@ -106,10 +107,12 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         context.connectionClosed(self)
     }
 
-    /// Performs `actions` in order, after any still pending.
-    func perform(_ actions: [HTTPConnectionStateMachine.Action]) {
+    /// Feeds the machine an event, which appends its actions to those still pending, and performs them in order.
+    func perform(
+        _ event: (inout HTTPConnectionStateMachine, inout [HTTPConnectionStateMachine.Action]) -> Void
+    ) {
         guard !released else { return }
-        pendingActions.append(contentsOf: actions)
+        event(&machine, &pendingActions)
         guard !performing else { return }
         performing = true
         var index = 0
@@ -159,12 +162,13 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         }
         switch context.router.handler(for: request) {
         case .immediate(let handler):
-            perform(machine.handlerCompleted(RequestScope.$id.withValue(request.id) { handler(request) }))
+            let response = RequestScope.$id.withValue(request.id) { handler(request) }
+            perform { $0.handlerCompleted(response, into: &$1) }
         case .async(let handler):
             handlerTask = Task.immediate(executorPreference: tcp.loop) { [self] in
                 let response = await RequestScope.$id.withValue(request.id) { await handler(request) }
                 handlerTask = nil
-                perform(machine.handlerCompleted(response))
+                perform { $0.handlerCompleted(response, into: &$1) }
             }
         }
     }
@@ -184,7 +188,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         logResponse(status: status)
         tcp.write(bytes) { [weak self] success in
             guard let self else { return }
-            perform(machine.writeCompleted(success: success))
+            perform { $0.writeCompleted(success: success, into: &$1) }
         }
     }
 

@@ -45,7 +45,33 @@ func request(_ target: String, method: HTTPMethod = .get, keepAlive: Bool = true
     HTTPRequest(method: method, target: target, version: (1, http10 ? 0 : 1), keepAlive: keepAlive)
 }
 
+/// Each event's actions as a list of their own, as the tests read them; the connection appends them to one list.
 extension HTTPConnectionStateMachine {
+    private mutating func actions(of event: (inout Self, inout [Action]) -> Void) -> [Action] {
+        var actions: [Action] = []
+        event(&self, &actions)
+        return actions
+    }
+
+    mutating func start() -> [Action] { actions { $0.start(into: &$1) } }
+    mutating func requestStarted() -> [Action] { actions { $0.requestStarted(into: &$1) } }
+    mutating func headersComplete(expectsContinue: Bool) -> [Action] {
+        actions { $0.headersComplete(expectsContinue: expectsContinue, into: &$1) }
+    }
+    mutating func requestReceived(_ request: HTTPRequest) -> [Action] {
+        actions { $0.requestReceived(request, into: &$1) }
+    }
+    mutating func parseFailed(_ failure: HTTPParseError) -> [Action] { actions { $0.parseFailed(failure, into: &$1) } }
+    mutating func handlerCompleted(_ response: HTTPResponse) -> [Action] {
+        actions { $0.handlerCompleted(response, into: &$1) }
+    }
+    mutating func writeCompleted(success: Bool) -> [Action] {
+        actions { $0.writeCompleted(success: success, into: &$1) }
+    }
+    mutating func timerFired(_ timer: Timer) -> [Action] { actions { $0.timerFired(timer, into: &$1) } }
+    mutating func peerClosed() -> [Action] { actions { $0.peerClosed(into: &$1) } }
+    mutating func shutdownRequested() -> [Action] { actions { $0.shutdownRequested(into: &$1) } }
+
     /// Delivers a whole request the way the parser reports it: started, headers, request.
     mutating func receive(_ request: HTTPRequest) -> [Did] {
         did(requestStarted() + headersComplete(expectsContinue: false) + requestReceived(request))
