@@ -97,7 +97,7 @@ struct LoginCompletion: Sendable {
             "authorization code issued",
             metadata: [
                 "client": .string(request.clientID), "tenant": .string(request.tenantID ?? "-"),
-                "user": .string(family.userID), "sso": .stringConvertible(sso),
+                "user": .string(family.userID), "sso": .string(sso ? "true" : "false"),
             ])
     }
 }
