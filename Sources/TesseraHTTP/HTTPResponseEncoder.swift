@@ -90,17 +90,16 @@ public enum HTTPResponseEncoder {
     }
 
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        tokenBytes[Int(byte >> 6)] & (1 << UInt64(byte & 63)) != 0
-    }
-
-    /// The RFC 9110 token bytes (letters, digits and ``!#$%&'*+-.^_`|~``) as a 256-bit set, four words of 64.
-    static let tokenBytes: [UInt64] = {
-        var words: [UInt64] = [0, 0, 0, 0]
-        for byte in "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8 {
-            words[Int(byte >> 6)] |= 1 << UInt64(byte & 63)
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#")...UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"),
+            UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
         }
-        return words
-    }()
+    }
 
     /// Whether `value` can follow a field name without ending the line: no CR, LF or NUL.
     static func isFieldValue(_ value: String) -> Bool {
