@@ -1,3 +1,4 @@
+import FoundationEssentials
 import TesseraCore
 import TesseraJSON
 import TesseraOAuth
@@ -172,6 +173,21 @@ import Testing
             guard let error = error as? AuthError else { return false }
             return error.reason == refused.reason && error.detail.contains(refused.mentions)
         }
+    }
+
+    /// A client is an immutable class: two with the same members are equal, whichever object each is, and a
+    /// member that differs makes them differ.
+    @Test func clientsWithTheSameMembersAreEqual() {
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        func client(name: String = "App", scopes: [String] = ["openid"], digest: [UInt8]? = nil) -> OAuthClient {
+            OAuthClient(
+                clientID: "c", tenantID: "t", clientName: name, type: .public, redirectURIs: ["https://a.example/cb"],
+                scopes: scopes, secretDigest: digest, createdAt: time, updatedAt: time)
+        }
+        #expect(client() == client())
+        #expect(client() != client(name: "Other"))
+        #expect(client() != client(scopes: ["openid", "email"]))
+        #expect(client() != client(digest: [1]))
     }
 
     @Test func theDefaultsOfTheContractApply() throws {

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import TesseraCore
 public import TesseraJSON
 
@@ -30,18 +31,13 @@ extension OAuthClient {
         return object
     }
 
-    /// The client with `settings` applied.
-    func applying(_ settings: OAuthClientSettings) -> OAuthClient {
-        var client = self
-        client.clientName = settings.clientName
-        client.type = settings.type
-        client.redirectURIs = settings.redirectURIs
-        client.postLogoutRedirectURIs = settings.postLogoutRedirectURIs
-        client.grantTypes = settings.grantTypes
-        client.scopes = settings.scopes
-        client.defaultScopes = settings.defaultScopes
-        client.accessTokenTTL = settings.accessTokenTTL
-        client.refreshTokenTTL = settings.refreshTokenTTL
-        return client
+    /// The client with `settings` applied, last updated at `updatedAt`.
+    func applying(_ settings: OAuthClientSettings, updatedAt: Date) -> OAuthClient {
+        OAuthClient(
+            clientID: clientID, tenantID: tenantID, clientName: settings.clientName, type: settings.type,
+            redirectURIs: settings.redirectURIs, grantTypes: settings.grantTypes, scopes: settings.scopes,
+            defaultScopes: settings.defaultScopes, accessTokenTTL: settings.accessTokenTTL,
+            refreshTokenTTL: settings.refreshTokenTTL, secretDigest: secretDigest,
+            postLogoutRedirectURIs: settings.postLogoutRedirectURIs, createdAt: createdAt, updatedAt: updatedAt)
     }
 }

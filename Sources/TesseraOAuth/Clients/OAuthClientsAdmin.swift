@@ -55,7 +55,7 @@ public final class OAuthClientsAdmin: Sendable {
         let client = OAuthClient(
             clientID: try SecureRandom.identifier(), tenantID: tenantID, clientName: settings.clientName,
             type: settings.type, redirectURIs: [], secretDigest: secret?.digest, createdAt: now, updatedAt: now
-        ).applying(settings)
+        ).applying(settings, updatedAt: now)
         defer { changes.drop(OAuthClients.changes, key: client.clientID) }
         return try await database.withPool { pool in
             try await pool.transaction { transaction in
@@ -118,8 +118,7 @@ public final class OAuthClientsAdmin: Sendable {
                 try OAuthClientSettings.checkUpdate(body, of: before)
                 let merged = try ConfigUpdate.apply(
                     body: body, to: before, updateMask: updateMask, paths: OAuthClientSettings.updatePaths)
-                var client = stored.applying(try OAuthClientSettings(json: merged))
-                client.updatedAt = now
+                let client = stored.applying(try OAuthClientSettings(json: merged), updatedAt: now)
                 try await OAuthClients.update(transaction, client)
                 try await AuditLog.record(
                     transaction, actor: actor, target: Self.target(client), tenantID: client.tenantID,
