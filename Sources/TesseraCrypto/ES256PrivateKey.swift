@@ -140,44 +140,37 @@ public final class ES256PrivateKey: @unchecked Sendable {
     /// bytes, in one SEQUENCE of a short length, is refused.
     static func rawSignature(fromDER der: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
         let scalar = ES256Curve.scalarByteCount
+        func malformed(_ detail: String) -> CryptoError { .library(operation: "ECDSA signature", detail: detail) }
         guard der.count >= 2, der[0] == 0x30, der[1] < 0x80, Int(der[1]) == der.count - 2 else {
-            throw .library(operation: "ECDSA signature", detail: "not a DER sequence")
+            throw malformed("not a DER sequence")
         }
         var offset = 2
         /// The magnitude of the next INTEGER, without the zero byte that keeps a high first byte positive.
         func integer() throws(CryptoError) -> UnsafeBufferPointer<UInt8> {
-            guard offset + 2 <= der.count, der[offset] == 0x02 else {
-                throw .library(operation: "ECDSA signature", detail: "not a DER integer")
-            }
+            guard offset + 2 <= der.count, der[offset] == 0x02 else { throw malformed("not a DER integer") }
             let length = Int(der[offset + 1])
             let start = offset + 2
-            guard length >= 1, start + length <= der.count else {
-                throw .library(operation: "ECDSA signature", detail: "integer length out of bounds")
-            }
+            guard length >= 1, start + length <= der.count else { throw malformed("integer length out of bounds") }
             offset = start + length
             var magnitude = UnsafeBufferPointer(rebasing: der[start..<offset])
-            guard magnitude[0] & 0x80 == 0 else { throw .library(operation: "ECDSA signature", detail: "negative") }
+            guard magnitude[0] & 0x80 == 0 else { throw malformed("negative") }
             if magnitude.count > 1, magnitude[0] == 0 {
-                guard magnitude[1] & 0x80 != 0 else {
-                    throw .library(operation: "ECDSA signature", detail: "integer not minimally encoded")
-                }
+                guard magnitude[1] & 0x80 != 0 else { throw malformed("integer not minimally encoded") }
                 magnitude = UnsafeBufferPointer(rebasing: magnitude[1...])
             }
-            guard magnitude.count <= scalar else {
-                throw .library(operation: "ECDSA signature", detail: "integer longer than \(scalar) bytes")
-            }
+            guard magnitude.count <= scalar else { throw malformed("integer longer than \(scalar) bytes") }
             return magnitude
         }
         let r = try integer()
         let s = try integer()
-        guard offset == der.count else { throw .library(operation: "ECDSA signature", detail: "trailing bytes") }
+        guard offset == der.count else { throw malformed("trailing bytes") }
         var raw = [UInt8](repeating: 0, count: 2 * scalar)
         raw.withUnsafeMutableBufferPointer { raw in
             _ = UnsafeMutableBufferPointer(rebasing: raw[(scalar - r.count)..<scalar]).update(fromContentsOf: r)
             _ = UnsafeMutableBufferPointer(rebasing: raw[(2 * scalar - s.count)...]).update(fromContentsOf: s)
         }
         guard ES256Curve.isValidScalar(raw[..<scalar]), ES256Curve.isValidScalar(raw[scalar...]) else {
-            throw .library(operation: "ECDSA signature", detail: "r or s outside 1..<n")
+            throw malformed("r or s outside 1..<n")
         }
         if ES256Curve.isGreater(raw[scalar...], than: ES256Curve.halfOrder) {
             ES256Curve.replaceWithTwin(&raw[scalar...])

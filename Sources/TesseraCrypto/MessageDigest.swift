@@ -80,5 +80,5 @@ enum MessageDigest: Sendable {
         EVP_MD_CTX_free(context.map(OpaquePointer.init))
     }
 
-    private var failure: CryptoError { OpenSSLCall.failure("EVP_Digest(\(name))") }
+    private var failure: CryptoError { OpenSSLCall.failure("EVP_DigestInit_ex2/Update/Final_ex(\(name))") }
 }

@@ -80,9 +80,11 @@ public struct ClientCredentials: Sendable, Equatable {
         else { throw OAuthError(.invalidClient, "the Authorization header must use the Basic scheme") }
         var encoded = Substring(value[value.index(after: schemeEnd)...])
         if encoded.utf8.contains(space) { encoded = Substring(encoded.filter { $0 != " " }) }
-        guard let decoded = try? Base64.decode(encoded), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
-            decoded.allSatisfy({ $0 < 0x80 }) || String(validating: decoded, as: UTF8.self) != nil
-        else { throw OAuthError(.invalidClient, "the Basic credentials are malformed") }
+        // Each half is checked as UTF-8 when it is decoded: split at an ASCII colon, the whole is UTF-8 exactly when
+        // both halves are.
+        guard let decoded = try? Base64.decode(encoded), let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else {
+            throw OAuthError(.invalidClient, "the Basic credentials are malformed")
+        }
         guard let clientID = try? PercentEncoding.decode(bytes: decoded[..<colon], plusAsSpace: true),
             let secret = try? PercentEncoding.decode(bytes: decoded[(colon + 1)...], plusAsSpace: true)
         else { throw OAuthError(.invalidClient, "the Basic credentials are not form-urlencoded") }

@@ -6,20 +6,14 @@ public struct Scope: Sendable, Equatable {
 
     /// The tokens of `list`, repeats dropped.
     public init(_ list: [String]) {
-        if list.count > Self.comparedTokens {
-            var seen = Set<String>(minimumCapacity: list.count)
-            tokens = list.filter { seen.insert($0).inserted }
-            return
-        }
-        // A scope of a few tokens, as nearly every one is: repeats are found by comparing, without hashing, and a
-        // list without any is kept as it is, without a copy.
-        guard list.indices.contains(where: { list[..<$0].contains(list[$0]) }) else {
+        // A scope of a few tokens, as nearly every one is, is kept as it is when comparing finds no repeat: no
+        // hashing, no copy.
+        if list.count <= Self.comparedTokens, !list.indices.contains(where: { list[..<$0].contains(list[$0]) }) {
             tokens = list
             return
         }
-        var unique: [String] = []
-        for token in list where !unique.contains(token) { unique.append(token) }
-        tokens = unique
+        var seen = Set<String>(minimumCapacity: list.count)
+        tokens = list.filter { seen.insert($0).inserted }
     }
 
     /// The longest list whose repeats are found by comparing each token with those before it.
