@@ -16,6 +16,9 @@ import Glibc
 /// that waits for it), by an idle handle, which costs no system call: it runs the queue before the loop next
 /// polls. A drain runs what its jobs queue on the same loop too, up to ``drainRounds`` rounds, before the loop
 /// polls its sockets again.
+///
+/// What a turn's callbacks produce for one system call, such as log lines, can wait for the turn to end:
+/// ``runBeforeNextPoll(_:)`` runs it from a prepare handle, the last step before the loop waits for its sockets.
 public final class EventLoop: @unchecked Sendable {
     /// Work waiting to run on the loop thread.
     enum Work {
@@ -38,6 +41,12 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeup: UnsafeMutablePointer<uv_async_t>
     /// Started to drain the queue at the next turn of the loop when the loop's own thread queued work.
     private let idle: UnsafeMutablePointer<uv_idle_t>
+    /// Started to run ``beforePoll`` when work is deferred to the end of the turn.
+    private let prepare: UnsafeMutablePointer<uv_prepare_t>
+    /// Work to run before the loop next polls its sockets; only the loop thread touches it.
+    private var beforePoll: [() -> Void] = []
+    /// The deferred work being run; only the loop thread touches it, so running it allocates nothing.
+    private var runningBeforePoll: [() -> Void] = []
     /// Whether ``drain()`` is running; only the loop thread touches it.
     private var draining = false
     private let pending = Mutex(Pending())
@@ -53,6 +62,7 @@ public final class EventLoop: @unchecked Sendable {
         uvLoop = .allocate(capacity: 1)
         wakeup = .allocate(capacity: 1)
         idle = .allocate(capacity: 1)
+        prepare = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         do {
             try LoopError.check(uv_loop_init(uvLoop), "uv_loop_init")
@@ -60,6 +70,7 @@ public final class EventLoop: @unchecked Sendable {
             uvLoop.deallocate()
             wakeup.deallocate()
             idle.deallocate()
+            prepare.deallocate()
             readBuffer.deallocate()
             throw error
         }
@@ -73,6 +84,9 @@ public final class EventLoop: @unchecked Sendable {
         idle.initialize(to: uv_idle_t())
         LoopError.require(uv_idle_init(uvLoop, idle), "uv_idle_init")
         idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        prepare.initialize(to: uv_prepare_t())
+        LoopError.require(uv_prepare_init(uvLoop, prepare), "uv_prepare_init")
+        prepare.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// How many times one drain runs what the jobs it ran queued on this loop, before the loop polls its sockets.
@@ -165,6 +179,30 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` once on this loop's thread after the callbacks of the current turn of the loop, before the loop
+    /// next waits for its sockets (and, when the loop stops, before its thread ends). Work deferred by `work` runs at
+    /// the end of the next turn. Call only on the loop's thread.
+    public func runBeforeNextPoll(_ work: @escaping () -> Void) {
+        preconditionInEventLoop()
+        if beforePoll.isEmpty { uv_prepare_start(prepare, Self.runBeforePoll) }
+        beforePoll.append(work)
+    }
+
+    /// The prepare handle's callback: runs the work deferred to the end of the turn of the loop it belongs to.
+    private static let runBeforePoll: uv_prepare_cb = { handle in
+        guard let data = handle?.pointee.data else { return }
+        let loop = Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue()
+        uv_prepare_stop(handle)
+        loop.runDeferredWork()
+    }
+
+    /// Runs the work deferred to the end of the turn, as it stands now.
+    private func runDeferredWork() {
+        swap(&beforePoll, &runningBeforePoll)
+        for work in runningBeforePoll { work() }
+        runningBeforePoll.removeAll(keepingCapacity: true)
+    }
+
     /// Asks the loop thread to leave `uv_run`; later work is dropped. Safe from any thread.
     func requestStop() {
         pending.withLock { $0.stopping = true }
@@ -175,6 +213,8 @@ public final class EventLoop: @unchecked Sendable {
     func run() {
         pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
         uv_run(uvLoop, UV_RUN_DEFAULT)
+        uv_prepare_stop(prepare)
+        runDeferredWork()
         pthread_setspecific(currentLoopKey, nil)
     }
 }

@@ -1,5 +1,6 @@
 public import Logging
 import Synchronization
+import TesseraLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +18,11 @@ import Glibc
 /// source module in brackets and the message. It costs a third of `StreamLogHandler`'s time: the metadata is merged
 /// in a small array, not in dictionaries, the line is built in one byte buffer, and the time is formatted once a
 /// second, not for each line. The native-app cycle logs a line per code.
+///
+/// On an event loop's thread, the lines of one turn of the loop are written together, before the loop waits for its
+/// sockets again (``EventLoop/runBeforeNextPoll(_:)``): a busy loop writes a few lines with each `write` rather than
+/// one, and no line waits longer than the callbacks of its turn. A line of level `error` or above is written at once,
+/// with those before it. Off the loops (the main thread, the thread pool), each line is written as it is logged.
 public struct LineLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
@@ -38,8 +44,25 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
+        guard let loop = EventLoop.current else {
+            var line: [UInt8] = []
+            line.reserveCapacity(256)
+            append(event, to: &line)
+            Self.write(line, to: descriptor)
+            return
+        }
+        let pending = PendingLines.ofThisThread
+        if pending.descriptor != descriptor {
+            pending.flush()
+            pending.descriptor = descriptor
+        }
+        if pending.bytes.isEmpty { loop.runBeforeNextPoll { PendingLines.ofThisThread.flush() } }
+        append(event, to: &pending.bytes)
+        if event.level >= .error || pending.bytes.count >= PendingLines.flushByteCount { pending.flush() }
+    }
+
+    /// Appends the event's line, ending in a line feed, to `line`.
+    private func append(_ event: LogEvent, to line: inout [UInt8]) {
         LocalTimestamp.shared.append(to: &line)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: event.level.rawValue.utf8)
@@ -59,10 +82,15 @@ public struct LineLogHandler: LogHandler {
         line.append(contentsOf: "] ".utf8)
         line.append(contentsOf: event.message.description.utf8)
         line.append(UInt8(ascii: "\n"))
-        line.withUnsafeBytes { bytes in
+    }
+
+    /// Writes all of `bytes` to `descriptor`, as many `write`s as that takes; a failed write drops the rest (there is
+    /// nowhere to report it).
+    fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return
@@ -97,6 +125,46 @@ public struct LineLogHandler: LogHandler {
         pairs.sort { $0.key < $1.key }
         return pairs
     }
+}
+
+/// The lines an event loop's thread has logged in the current turn of its loop, not yet written.
+private final class PendingLines {
+    /// Written before a line when this much is pending, however busy the turn.
+    static let flushByteCount = 32 * 1024
+
+    /// Where the lines go; a line for another descriptor writes these first.
+    var descriptor: Int32 = -1
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(4096) }
+
+    /// Writes the pending lines.
+    func flush() {
+        guard !bytes.isEmpty else { return }
+        LineLogHandler.write(bytes, to: descriptor)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// The calling thread's pending lines, made on its first line; written when the thread ends, if still pending.
+    static var ofThisThread: PendingLines {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<PendingLines>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let pending = PendingLines()
+        pthread_setspecific(key, Unmanaged.passRetained(pending).toOpaque())
+        return pending
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            let pending = Unmanaged<PendingLines>.fromOpaque(pointer).takeRetainedValue()
+            pending.flush()
+        }
+        precondition(created == 0, "pthread_key_create failed: \(created)")
+        return key
+    }()
 }
 
 /// The local time as `%Y-%m-%dT%H:%M:%S%z`, formatted once a second and shared by every thread.

@@ -21,6 +21,16 @@ actor LoopBoundCounter {
     }
 }
 
+extension EventLoop {
+    /// Returns once the turn of the loop that runs a callback queued now has ended: after the work deferred to the
+    /// end of that turn before it (``runBeforeNextPoll(_:)`` keeps the order).
+    func endOfTurn() async {
+        await withCheckedContinuation { continuation in
+            execute { self.runBeforeNextPoll { continuation.resume() } }
+        }
+    }
+}
+
 @Suite struct EventLoopTests {
     @Test func tasksWithTheLoopAsPreferenceRunOnItsThread() async throws {
         let group = try EventLoopGroup(loopCount: 2)
@@ -92,6 +102,36 @@ actor LoopBoundCounter {
         #expect(seen.withLock { $0 } == Array(0...5_000))
         let firedAt = try #require(timerFiredAt.withLock { $0 })
         #expect(firedAt < 5_000)
+    }
+
+    @Test func workDeferredToTheEndOfTheTurnRunsAfterItsCallbacksOnceAndInOrder() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let seen = Mutex<[String]>([])
+        try await loop.submit {
+            loop.runBeforeNextPoll { seen.withLock { $0.append("deferred 1") } }
+            loop.runBeforeNextPoll {
+                seen.withLock { $0.append("deferred 2") }
+                loop.runBeforeNextPoll { seen.withLock { $0.append("deferred by deferred work") } }
+                loop.execute { seen.withLock { $0.append("callback of the next turn") } }
+            }
+            seen.withLock { $0.append("callback") }
+        }
+        for _ in 0..<100 where seen.withLock({ $0.count }) < 5 { await loop.endOfTurn() }
+        // Work deferred by deferred work waits for the end of the next turn, after that turn's callbacks.
+        #expect(
+            seen.withLock { $0 } == [
+                "callback", "deferred 1", "deferred 2", "callback of the next turn", "deferred by deferred work",
+            ])
+    }
+
+    @Test func workDeferredWhenTheLoopStopsRunsBeforeItsThreadEnds() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let ran = Mutex(false)
+        group.loops[0].execute { group.loops[0].runBeforeNextPoll { ran.withLock { $0 = true } } }
+        group.shutdown()
+        #expect(ran.withLock { $0 })
     }
 
     @Test func offloadRunsOnThePoolNotTheLoop() async throws {

@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import TesseraLoop
 import TesseraServer
 import Testing
 
@@ -9,6 +10,16 @@ import Glibc
 
 /// The process's log handler writes, line for line, what swift-log's `StreamLogHandler` writes (its format is what
 /// operators and the tests that read server logs know), but for the time, which both take from the clock.
+extension EventLoop {
+    /// Returns once the turn of the loop that runs a callback queued now has ended: after the work deferred to the
+    /// end of that turn before it, such as writing the lines logged (``runBeforeNextPoll(_:)`` keeps the order).
+    func endOfTurn() async {
+        await withCheckedContinuation { continuation in
+            execute { self.runBeforeNextPoll { continuation.resume() } }
+        }
+    }
+}
+
 @Suite(.serialized) struct LineLogHandlerTests {
     /// What a `StreamLogHandler` writes to it.
     final class Captured: TextOutputStream, @unchecked Sendable {
@@ -94,5 +105,83 @@ import Glibc
         }
         #expect(written.line == written.stream)
         #expect(written.line.contains("error.message=the disk is full"))
+    }
+
+    /// A pipe whose read end does not block, and a logger writing to its write end.
+    struct LoggedPipe: @unchecked Sendable {
+        let readEnd: Int32
+        let writeEnd: Int32
+        let logger: Logger
+
+        init() {
+            var descriptors: [Int32] = [0, 0]
+            precondition(pipe(&descriptors) == 0)
+            _ = fcntl(descriptors[0], F_SETFL, fcntl(descriptors[0], F_GETFL) | O_NONBLOCK)
+            (readEnd, writeEnd) = (descriptors[0], descriptors[1])
+            let writeEnd = writeEnd
+            logger = Logger(label: "tessera") { LineLogHandler(label: $0, descriptor: writeEnd) }
+        }
+
+        /// The messages of the lines written so far.
+        func messages() -> [String] {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count <= 0 { break }
+                bytes += buffer.prefix(count)
+            }
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {
+                String($0.split(separator: "] ", maxSplits: 1).last ?? "")
+            }
+        }
+
+        func close() {
+            Glibc.close(readEnd)
+            Glibc.close(writeEnd)
+        }
+    }
+
+    @Test func linesLoggedOnALoopAreWrittenTogetherWhenItsTurnEnds() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let logged = LoggedPipe()
+        defer { logged.close() }
+        let duringTheTurn = try await loop.submit {
+            for index in 1...3 { logged.logger.info("line \(index)") }
+            return logged.messages()
+        }
+        #expect(duringTheTurn == [])
+        await loop.endOfTurn()
+        #expect(logged.messages() == ["line 1", "line 2", "line 3"])
+        // Off the loop, a line is written as it is logged.
+        logged.logger.info("line 4")
+        #expect(logged.messages() == ["line 4"])
+    }
+
+    @Test func anErrorIsWrittenAtOnceWithTheLinesBeforeIt() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let logged = LoggedPipe()
+        defer { logged.close() }
+        let duringTheTurn = try await group.loops[0].submit {
+            logged.logger.info("before")
+            logged.logger.error("failed")
+            logged.logger.info("after")
+            return logged.messages()
+        }
+        #expect(duringTheTurn == ["before", "failed"])
+        await group.loops[0].endOfTurn()
+        #expect(logged.messages() == ["after"])
+    }
+
+    @Test func linesPendingWhenTheLoopStopsAreWritten() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let logged = LoggedPipe()
+        defer { logged.close() }
+        group.loops[0].execute { logged.logger.info("last words") }
+        group.shutdown()
+        #expect(logged.messages() == ["last words"])
     }
 }
