@@ -45,7 +45,7 @@ public enum AESGCM {
         let nonce: [UInt8]
         do { nonce = try SecureRandom.bytes(count: nonceByteCount) } catch { throw .crypto(error) }
         do {
-            return try CipherContext().seal(plaintext, key: key.bytes, nonce: nonce, associatedData: associatedData)
+            return try CipherContext().seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
         } catch {
             throw .crypto(error)
         }
@@ -70,20 +70,23 @@ public enum AESGCM {
         }
         let context: CipherContext
         do { context = try CipherContext() } catch { throw .crypto(error) }
-        return try context.open(box, key: key.bytes, associatedData: associatedData)
+        return try context.open(box, key: key, associatedData: associatedData)
     }
 }
 
 /// One `EVP_CIPHER_CTX`, used by one thread at a time, and kept for the next operation when its owner goes.
 ///
 /// A new context costs two allocations in OpenSSL and a look-up of the cipher's implementation; one already set
-/// up for AES-256-GCM takes a new key and nonce without either (`EVP_*Init_ex2` with no cipher). A context whose
+/// up for AES-256-GCM takes a new key and nonce without either (`EVP_*Init_ex2` with no cipher), and only a nonce
+/// when it holds the key already (its schedule and GCM's hash key are not worked out again). A context whose
 /// operation failed is freed, not kept. An idle context still holds the key schedule of its last operation: keys
 /// the process holds anyway (those derived from the master key), and OpenSSL wipes it when the context is freed.
 private final class CipherContext {
     private let context: OpaquePointer
     /// Whether the context has been set up for AES-256-GCM by an earlier operation.
     private let isSetUp: Bool
+    /// The ``SymmetricKey/identity`` of the key whose schedule the context holds; nil when it holds none.
+    private var keyIdentity: UInt64?
     /// Whether the operation succeeded, so the context may serve another.
     private var reusable = false
 
@@ -95,6 +98,7 @@ private final class CipherContext {
     init() throws(CryptoError) {
         if let idle = Self.idle.withLock({ $0.popLast() }) {
             context = idle.pointer
+            keyIdentity = idle.keyIdentity
             isSetUp = true
         } else {
             guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSLCall.failure("EVP_CIPHER_CTX_new") }
@@ -108,7 +112,7 @@ private final class CipherContext {
             reusable
             && Self.idle.withLock { idle -> Bool in
                 guard idle.count < Self.idleLimit else { return false }
-                idle.append(IdleContext(pointer: context))
+                idle.append(IdleContext(pointer: context, keyIdentity: keyIdentity))
                 return true
             }
         if !kept { EVP_CIPHER_CTX_free(context) }
@@ -123,13 +127,20 @@ private final class CipherContext {
         return cipher
     }
 
+    /// The key material to set up the context with; nil when it holds `key`'s schedule already.
+    private func material(of key: SymmetricKey) -> [UInt8]? {
+        isSetUp && keyIdentity == key.identity ? nil : key.bytes
+    }
+
     func seal(
         _ plaintext: [UInt8],
-        key: [UInt8],
+        key: SymmetricKey,
         nonce: [UInt8],
         associatedData: [UInt8]
     ) throws(CryptoError) -> AESGCM.SealedBox {
-        try OpenSSLCall.check(EVP_EncryptInit_ex2(context, cipher(), key, nonce, nil), "EVP_EncryptInit_ex2")
+        try OpenSSLCall.check(
+            EVP_EncryptInit_ex2(context, cipher(), material(of: key), nonce, nil), "EVP_EncryptInit_ex2")
+        keyIdentity = key.identity
         var length: Int32 = 0
         if !associatedData.isEmpty {
             try OpenSSLCall.check(
@@ -161,12 +172,13 @@ private final class CipherContext {
         return AESGCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
-    func open(_ box: AESGCM.SealedBox, key: [UInt8], associatedData: [UInt8]) throws(AESGCMError) -> [UInt8] {
+    func open(_ box: AESGCM.SealedBox, key: SymmetricKey, associatedData: [UInt8]) throws(AESGCMError) -> [UInt8] {
         var tag = box.tag
         do {
             try OpenSSLCall.check(
-                EVP_DecryptInit_ex2(context, cipher(), key, box.nonce, nil), "EVP_DecryptInit_ex2"
+                EVP_DecryptInit_ex2(context, cipher(), material(of: key), box.nonce, nil), "EVP_DecryptInit_ex2"
             )
+            keyIdentity = key.identity
             try OpenSSLCall.check(
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(AESGCM.tagByteCount), &tag),
                 "EVP_CIPHER_CTX_ctrl(SET_TAG)"
@@ -208,4 +220,6 @@ private final class CipherContext {
 /// An idle `EVP_CIPHER_CTX` of the pool: used by one thread at a time, which the pool's lock ensures.
 private struct IdleContext: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The identity of the key whose schedule it holds.
+    let keyIdentity: UInt64?
 }

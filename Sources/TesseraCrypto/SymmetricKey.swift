@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A 256-bit AES key. The only way to make one checks the length, so an ``AESGCM`` call can never run with a
 /// short or long key.
 ///
@@ -8,11 +10,15 @@ public struct SymmetricKey: Sendable, CustomStringConvertible {
 
     /// The key material.
     let bytes: [UInt8]
+    /// A number no other key made by this process has: copies of one key share it, so a cipher context that holds
+    /// this key's schedule knows it without comparing the material (two keys made from equal bytes have two).
+    let identity: UInt64
+    private static let lastIdentity = Atomic<UInt64>(0)
 
     /// A key from exactly 32 bytes; any other length is ``AESGCMError/invalidKeyLength(_:)``.
     public init(bytes: [UInt8]) throws(AESGCMError) {
         guard bytes.count == Self.byteCount else { throw .invalidKeyLength(bytes.count) }
-        self.bytes = bytes
+        self.init(unchecked: bytes)
     }
 
     /// A fresh key from ``SecureRandom``.
@@ -22,6 +28,7 @@ public struct SymmetricKey: Sendable, CustomStringConvertible {
 
     private init(unchecked bytes: [UInt8]) {
         self.bytes = bytes
+        identity = Self.lastIdentity.add(1, ordering: .relaxed).newValue
     }
 
     /// The key's material, for storage by its owner. Handle with care: this is the secret itself.

@@ -17,9 +17,10 @@ struct AESGCMTests {
     }
 
     @Test func contextsKeptBetweenOperationsGiveTheSameAnswers() async throws {
-        // Each operation takes an idle context that an earlier one set up (with another key, the other direction,
-        // or a failure in between) and must answer as a new context would: the known answer, a round trip, a
-        // refusal. Many threads at once share the pool.
+        // Each operation takes an idle context that an earlier one set up (with another key, with the same key, whose
+        // schedule the context keeps and is given only a nonce, the other direction, or a failure in between) and
+        // must answer as a new context would: the known answer, a round trip, a refusal. Many threads at once share
+        // the pool.
         let zero = try SymmetricKey(bytes: Array(repeating: 0, count: 32))
         let known = AESGCM.SealedBox(
             nonce: [UInt8](repeating: 0, count: 12), ciphertext: hexBytes("cea7403d4d606b6e074ec5d3baf39d18"),
