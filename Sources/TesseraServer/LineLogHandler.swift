@@ -75,7 +75,11 @@ public struct LineLogHandler: LogHandler {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
-            line.append(contentsOf: value.description.utf8)
+            if case .string(let text) = value {
+                line.append(contentsOf: text.utf8)
+            } else {
+                line.append(contentsOf: value.description.utf8)
+            }
         }
         line.append(contentsOf: " [".utf8)
         line.append(contentsOf: event.source.utf8)
@@ -101,14 +105,17 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// The line's metadata sorted by key: the handler's, overridden by the provider's, by the event's, by its error.
+    /// Each pair goes in its place as it comes (a handful of pairs: nothing sorted or searched after).
     private func merged(_ event: LogEvent) -> [(key: String, value: Logger.MetadataValue)] {
         var pairs: [(key: String, value: Logger.MetadataValue)] = []
         pairs.reserveCapacity(8)
         func add(_ key: String, _ value: Logger.MetadataValue) {
-            if let index = pairs.firstIndex(where: { $0.key == key }) {
+            var index = 0
+            while index < pairs.count, pairs[index].key < key { index += 1 }
+            if index < pairs.count, pairs[index].key == key {
                 pairs[index].value = value
             } else {
-                pairs.append((key, value))
+                pairs.insert((key, value), at: index)
             }
         }
         for (key, value) in metadata { add(key, value) }
@@ -122,7 +129,6 @@ public struct LineLogHandler: LogHandler {
             add("error.message", "\(error)")
             add("error.type", "\(String(reflecting: type(of: error)))")
         }
-        pairs.sort { $0.key < $1.key }
         return pairs
     }
 }
