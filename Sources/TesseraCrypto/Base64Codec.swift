@@ -100,32 +100,34 @@ struct Base64Codec: Sendable {
         try characters.withUnsafeBufferPointer { input throws(EncodedTextError) in try decode(utf8: input) }
     }
 
-    /// ``decode(utf8:)-([UInt8])`` of characters read in place.
+    /// ``decode(utf8:)-([UInt8])`` of characters read in place. One pass decodes and notes, in the union of the
+    /// characters' values, whether any is outside the alphabet (0xFF in the table, every value of the alphabet being
+    /// below 64); only then is the first such character looked for, to name it.
     func decode(utf8 input: UnsafeBufferPointer<UInt8>) throws(EncodedTextError) -> [UInt8] {
         let length = Self.lengthWithoutPadding(input)
+        let rest = length % 4
         return try decodeTable.withUnsafeBufferPointer { table throws(EncodedTextError) in
-            for offset in 0..<length where table[Int(input[offset])] == 0xFF {
-                throw .invalidCharacter(offset: offset)
-            }
-            let rest = length % 4
-            guard rest != 1 else { throw .invalidLength(length) }
-            try Self.checkPadding(
-                count: input.count, unpaddedLength: length, groupSize: 4, expected: Self.padding)
             func value(_ offset: Int) -> UInt32 { UInt32(table[Int(input[offset])]) }
+            var union: UInt32 = 0
             var strayBits: UInt32 = 0
             let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3 + max(rest - 1, 0)) {
                 output, count in
                 var offset = 0
                 while offset + 4 <= length {
-                    let group =
-                        value(offset) << 18 | value(offset + 1) << 12 | value(offset + 2) << 6 | value(offset + 3)
+                    let first = value(offset)
+                    let second = value(offset + 1)
+                    let third = value(offset + 2)
+                    let fourth = value(offset + 3)
+                    union |= first | second | third | fourth
+                    let group = first << 18 | second << 12 | third << 6 | fourth
                     output[count] = UInt8(truncatingIfNeeded: group >> 16)
                     output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
                     output[count + 2] = UInt8(truncatingIfNeeded: group)
                     count += 3
                     offset += 4
                 }
-                guard rest > 0 else { return }
+                for index in offset..<length { union |= value(index) }
+                guard rest > 1 else { return }
                 // Two characters carry one byte and 4 bits more, three carry two bytes and 2 bits more; a
                 // canonical encoding leaves those bits zero.
                 var group = value(offset) << 18 | value(offset + 1) << 12
@@ -138,6 +140,11 @@ struct Base64Codec: Sendable {
                 }
                 strayBits = group & (rest == 2 ? 0xFFFF : 0xFF)
             }
+            if union > 0x3F, let offset = (0..<length).first(where: { table[Int(input[$0])] == 0xFF }) {
+                throw .invalidCharacter(offset: offset)
+            }
+            guard rest != 1 else { throw .invalidLength(length) }
+            try Self.checkPadding(count: input.count, unpaddedLength: length, groupSize: 4, expected: Self.padding)
             guard strayBits == 0 else { throw .nonZeroTrailingBits }
             return output
         }

@@ -76,6 +76,11 @@ struct EncodingTests {
         ("Zm9v\n", .invalidCharacter(offset: 4)),
         ("Zm9vé", .invalidCharacter(offset: 4)),
         ("====", .invalidPadding),
+        // A character outside the alphabet is named before a wrong length or stray bits, wherever it is.
+        ("Zm9v.", .invalidCharacter(offset: 4)),
+        ("Zm9vZ.9", .invalidCharacter(offset: 5)),
+        ("Zm9vZm9vZm9vZm9vZm9vZm9vZm9vZm9vZm.vZh", .invalidCharacter(offset: 34)),
+        ("Zm9vZm9v+m9vZm9vZm9v/m9v", .invalidCharacter(offset: 8)),
     ])
     func base64URLRefusesInvalidText(text: String, error: EncodedTextError) {
         #expect(throws: error) { try Base64URL.decode(text) }
