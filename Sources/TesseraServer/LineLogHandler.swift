@@ -75,11 +75,7 @@ public struct LineLogHandler: LogHandler {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
-            if case .string(let text) = value {
-                line.append(contentsOf: text.utf8)
-            } else {
-                line.append(contentsOf: value.description.utf8)
-            }
+            line.append(contentsOf: value.description.utf8)
         }
         line.append(contentsOf: " [".utf8)
         line.append(contentsOf: event.source.utf8)
@@ -105,17 +101,14 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// The line's metadata sorted by key: the handler's, overridden by the provider's, by the event's, by its error.
-    /// Each pair goes in its place as it comes (a handful of pairs: nothing sorted or searched after).
     private func merged(_ event: LogEvent) -> [(key: String, value: Logger.MetadataValue)] {
         var pairs: [(key: String, value: Logger.MetadataValue)] = []
         pairs.reserveCapacity(8)
         func add(_ key: String, _ value: Logger.MetadataValue) {
-            var index = 0
-            while index < pairs.count, pairs[index].key < key { index += 1 }
-            if index < pairs.count, pairs[index].key == key {
+            if let index = pairs.firstIndex(where: { $0.key == key }) {
                 pairs[index].value = value
             } else {
-                pairs.insert((key, value), at: index)
+                pairs.append((key, value))
             }
         }
         for (key, value) in metadata { add(key, value) }
@@ -129,6 +122,7 @@ public struct LineLogHandler: LogHandler {
             add("error.message", "\(error)")
             add("error.type", "\(String(reflecting: type(of: error)))")
         }
+        pairs.sort { $0.key < $1.key }
         return pairs
     }
 }
