@@ -7,6 +7,12 @@ import Glibc
 /// Applies migrations in order, each in its own transaction, under a PostgreSQL advisory lock so that a
 /// fleet starting together migrates once: the others wait for the lock, then find nothing left to do.
 ///
+/// A migration that changes a table serving live traffic needs that table's lock, which waits for every open
+/// transaction on it, while every later query on the table waits behind the migration's request. So a migration
+/// waits for a lock at most ``lockTimeout``, then rolls back, lets go of what it held, waits a moment and tries again,
+/// up to ``attempts`` times; a deadlock with live traffic is retried the same way. A migration that never gets its
+/// locks fails with one line that says so, and nothing of it is applied.
+///
 /// It uses its own blocking connection (migrations are multi-statement scripts, which need the simple
 /// query protocol that pipeline mode forbids), so run it at start-up or through `EventLoop.offload`,
 /// never on a loop.
@@ -15,7 +21,18 @@ public enum Migrator {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         /// One line: which migration or step failed and what the server said.
         public let description: String
+        /// The SQLSTATE of the server's error, if the server answered with one.
+        var sqlState: String? = nil
+
+        /// Whether the statement failed for another transaction's locks: it waited longer than the lock timeout
+        /// (`55P03`) or was chosen to end a deadlock (`40P01`).
+        var isLockConflict: Bool { sqlState == "55P03" || sqlState == "40P01" }
     }
+
+    /// How long a migration waits for a lock before it lets go of its own and tries again.
+    static let lockTimeout: Duration = .seconds(2)
+    /// How many times a migration tries to take its locks.
+    static let attempts = 10
 
     /// The time limit of connecting to each host when the connection string sets no `connect_timeout`.
     static let defaultConnectTimeoutSeconds = 10
@@ -27,6 +44,14 @@ public enum Migrator {
     /// order, versions ascending within each). Returns the ones it applied.
     @discardableResult
     public static func migrate(url: String, migrations: [Migration]) throws(Failure) -> [Migration] {
+        try migrate(url: url, migrations: migrations, lockTimeout: lockTimeout, attempts: attempts)
+    }
+
+    /// ``migrate(url:migrations:)`` with its lock timeout and number of attempts given (tests make them short).
+    @discardableResult
+    static func migrate(
+        url: String, migrations: [Migration], lockTimeout: Duration, attempts: Int
+    ) throws(Failure) -> [Migration] {
         try validate(migrations)
         // libpq's blocking connect moves on to the next host of a multi-host string after connect_timeout, but
         // waits forever on a host that accepts and never answers when the string sets none: give it one.
@@ -58,19 +83,46 @@ public enum Migrator {
             """, step: "creating tessera_migrations")
         let applied = try appliedVersions(connection)
         var done: [Migration] = []
+        let (seconds, attoseconds) = lockTimeout.components
+        let timeout = max(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000), 1)
         for migration in migrations where !applied.contains(Key(migration)) {
-            try execute(connection, "BEGIN", step: migration.label)
-            do {
-                try execute(connection, migration.sql, step: migration.label)
-                try record(migration, connection)
-                try execute(connection, "COMMIT", step: migration.label)
-            } catch {
-                _ = try? execute(connection, "ROLLBACK", step: "rollback")
-                throw error
+            var attempt = 1
+            while true {
+                do {
+                    try apply(migration, connection, lockTimeoutMilliseconds: timeout)
+                    break
+                } catch let failure where failure.isLockConflict {
+                    guard attempt < attempts else {
+                        throw Failure(
+                            description: "\(failure.description) (the tables it changes stayed locked by other "
+                                + "transactions through \(attempts) attempts of \(timeout) ms: end them, or "
+                                + "migrate when the traffic is lower)")
+                    }
+                    // Let the transactions queued behind the migration's lock request through before asking again.
+                    usleep(UInt32(min(attempt * 100, 1_000)) * 1_000)
+                    attempt += 1
+                }
             }
             done.append(migration)
         }
         return done
+    }
+
+    /// Applies one migration and records it, in one transaction whose statements wait for a lock at most
+    /// `lockTimeoutMilliseconds`; rolls back on any failure.
+    private static func apply(
+        _ migration: Migration, _ connection: OpaquePointer, lockTimeoutMilliseconds: Int
+    ) throws(Failure) {
+        try execute(connection, "BEGIN", step: migration.label)
+        do {
+            try execute(connection, "SET LOCAL lock_timeout = \(lockTimeoutMilliseconds)", step: migration.label)
+            try execute(connection, migration.sql, step: migration.label)
+            try record(migration, connection)
+            try execute(connection, "COMMIT", step: migration.label)
+        } catch {
+            _ = try? execute(connection, "ROLLBACK", step: "rollback")
+            throw error
+        }
     }
 
     /// Refuses duplicate or non-positive versions and versions out of order within a module.
@@ -137,7 +189,8 @@ public enum Migrator {
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            throw Failure(description: "\(step): \(message(connection))")
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            throw Failure(description: "\(step): \(message(connection))", sqlState: sqlState)
         }
     }
 

@@ -41,11 +41,13 @@ public struct CoreHarness: Sendable {
     private static func run<T>(
         url: String, migrations: [Migration], mailFails: Bool, _ body: (CoreHarness) async throws -> T
     ) async throws -> T {
-        _ = try Migrator.migrate(url: url, migrations: migrations)
         let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        // On the thread pool: the migrations wait for their advisory lock, which a test of the migrator may hold
+        // while it waits for a transaction that another task ends, and Swift's cooperative pool has a thread a core.
+        _ = try await group.loops[0].offload { try Migrator.migrate(url: url, migrations: migrations) }
         let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
         try await database.start(timeout: .seconds(5))
-        defer { group.shutdown() }
         // A whole second, so times survive the database's microsecond precision unchanged.
         let clock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         let mail = RecordingEmailSender(fails: mailFails)
