@@ -190,6 +190,19 @@ remove_stale_state() {
     rm -f "$sockets/.s.PGSQL.$PORT" "$sockets/.s.PGSQL.$PORT.lock"
 }
 
+# Resumes the backends a killed test run left stopped. The tests of a hung server stop their own backends (SIGSTOP)
+# and resume them as they end, which a killed run never does; a stopped backend answers no barrier, so every later
+# DROP DATABASE (and the test run making it) would wait for it forever.
+resume_stopped_backends() {
+    local postmaster pid state
+    postmaster=$(recorded_pid) || return 0
+    while read -r pid state; do
+        [[ $state == T* ]] || continue
+        say "resuming backend $pid, left stopped by a test run that was killed"
+        kill -CONT "$pid" 2>/dev/null || true
+    done < <(ps --ppid "$postmaster" -o pid=,stat=)
+}
+
 # Creates the cluster directory and runs initdb.
 create_cluster() {
     local bin=$1
@@ -281,6 +294,7 @@ start() {
     [[ -f $CLUSTER_DIR/PG_VERSION ]] || create_cluster "$bin"
 
     if is_running; then
+        resume_stopped_backends
         create_databases "$bin" "$sockets"
         database_url tessera
         return

@@ -5,8 +5,11 @@ enter (/root is mode 700). The `postgres` user cannot reach such a checkout, so 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -41,3 +44,43 @@ def test_a_checkout_only_root_can_enter_gets_a_dev_cluster(tmp_path):
         removed = subprocess.run([dev_db, "remove"], env=environment, capture_output=True, text=True, timeout=120)
     assert removed.returncode == 0, removed.stderr
     assert subprocess.run([dev_db, "status"], env=environment, capture_output=True, timeout=30).returncode == 3
+
+
+def _process_state(pid: int) -> str:
+    """The state letter of process `pid` (T when stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may signal the cluster owner's backends")
+def test_start_resumes_a_backend_a_killed_test_run_left_stopped():
+    url = os.environ["TESSERA_TEST_DATABASE_URL"]
+    name = f"e2e_stopped_{secrets.token_hex(4)}"
+    session = subprocess.Popen(["psql", url, "-qtAc", "SELECT pg_sleep(30)"], env={**os.environ, "PGAPPNAME": name},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    backend = None
+    try:
+        for _ in range(200):
+            query = f"SELECT pid FROM pg_stat_activity WHERE application_name = '{name}'"
+            found = subprocess.run(["psql", url, "-qtAc", query], capture_output=True, text=True, timeout=30)
+            if found.stdout.strip():
+                backend = int(found.stdout.strip())
+                break
+            time.sleep(0.05)
+        assert backend is not None, "the session's backend never showed"
+        # What the tests of a hung server do to their own backends; a run killed then never resumes them.
+        os.kill(backend, signal.SIGSTOP)
+        for _ in range(200):
+            if _process_state(backend) == "T":
+                break
+            time.sleep(0.01)
+        assert _process_state(backend) == "T"
+        started = subprocess.run([str(ROOT / "scripts" / "dev-db.sh"), "start"], capture_output=True, text=True,
+                                 timeout=120)
+        assert started.returncode == 0, started.stderr
+        assert f"resuming backend {backend}" in started.stderr
+        assert _process_state(backend) != "T"
+    finally:
+        if backend is not None:
+            os.kill(backend, signal.SIGCONT)
+        session.kill()
+        session.wait()
