@@ -82,5 +82,8 @@ def test_start_resumes_a_backend_a_killed_test_run_left_stopped():
     finally:
         if backend is not None:
             os.kill(backend, signal.SIGCONT)
+            # pg_sleep does not notice its client going: end the session rather than leave it for 30 s.
+            subprocess.run(["psql", url, "-qtAc", f"SELECT pg_terminate_backend({backend})"], capture_output=True,
+                           timeout=30)
         session.kill()
         session.wait()
