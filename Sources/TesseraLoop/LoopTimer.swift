@@ -59,8 +59,9 @@ public final class LoopTimer {
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded up so that a timer never fires early; negative durations are zero.
-    var roundedUpMilliseconds: UInt64 {
+    /// Whole milliseconds, rounded up so that a timer never fires early nor a timeout ends before its time;
+    /// negative durations are zero.
+    public var roundedUpMilliseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0, !(seconds == 0 && attoseconds <= 0) else { return 0 }
         let perMillisecond: Int64 = 1_000_000_000_000_000

@@ -1,4 +1,5 @@
 internal import CLibPQ
+import TesseraLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -83,8 +84,8 @@ public enum Migrator {
             """, step: "creating tessera_migrations")
         let applied = try appliedVersions(connection)
         var done: [Migration] = []
-        let (seconds, attoseconds) = lockTimeout.components
-        let timeout = max(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000), 1)
+        // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as none.
+        let timeout = max(lockTimeout.roundedUpMilliseconds, 1)
         for migration in migrations where !applied.contains(Key(migration)) {
             var attempt = 1
             while true {
@@ -111,7 +112,7 @@ public enum Migrator {
     /// Applies one migration and records it, in one transaction whose statements wait for a lock at most
     /// `lockTimeoutMilliseconds`; rolls back on any failure.
     private static func apply(
-        _ migration: Migration, _ connection: OpaquePointer, lockTimeoutMilliseconds: Int
+        _ migration: Migration, _ connection: OpaquePointer, lockTimeoutMilliseconds: UInt64
     ) throws(Failure) {
         try execute(connection, "BEGIN", step: migration.label)
         do {

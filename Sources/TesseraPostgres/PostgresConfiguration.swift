@@ -1,3 +1,5 @@
+import TesseraLoop
+
 /// How the driver connects and how much it allows each statement.
 public struct PostgresConfiguration: Sendable {
     /// libpq connection string or URI.
@@ -53,8 +55,6 @@ public struct PostgresConfiguration: Sendable {
     /// Session settings every connection starts with: the statement timeout, and UTC ISO timestamps so
     /// that `timestamptz` text decodes without guessing.
     var sessionOptions: String {
-        let (seconds, attoseconds) = statementTimeout.components
-        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return "-c statement_timeout=\(millis) -c TimeZone=UTC -c DateStyle=ISO"
+        "-c statement_timeout=\(statementTimeout.roundedUpMilliseconds) -c TimeZone=UTC -c DateStyle=ISO"
     }
 }
