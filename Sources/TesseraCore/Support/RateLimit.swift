@@ -8,7 +8,8 @@ import TesseraPostgres
 ///
 /// An event is counted *before* it happens, in one atomic upsert of `rate_limits`, so parallel requests cannot
 /// slip past the cap; an event that then fails still counts. Each count also deletes two rows whose window has
-/// passed, so the table holds about one window of keys.
+/// passed, so the table holds about one window of keys; passed by the database's clock too, so that a server whose
+/// clock runs ahead cannot reset the live counts of the others.
 public struct RateLimit: Sendable {
     /// Names the kind of key in `rate_limits.limit_key` (`verify_email_user`, …).
     public let name: String
@@ -50,7 +51,9 @@ public struct RateLimit: Sendable {
                 RETURNING sends, window_start
             ), pruned AS (
                 DELETE FROM rate_limits WHERE limit_key IN (
-                    SELECT limit_key FROM rate_limits WHERE window_start <= $4 AND limit_key <> $1
+                    SELECT limit_key FROM rate_limits
+                    WHERE window_start <= LEAST($4, now() - \(Int(Self.longestWindow)) * interval '1 second')
+                        AND limit_key <> $1
                     ORDER BY window_start LIMIT 2 FOR UPDATE SKIP LOCKED)
             )
             SELECT sends, window_start FROM counted
