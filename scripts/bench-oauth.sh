@@ -162,7 +162,8 @@ say "creating $max_users users and the clients through the admin RPC"
     --state-file "$state_file" --loops "$loops"
 
 # table_state: prints "grants families refresh_tokens spent_codes expired_spent_codes bytes": the token
-# requests answered 200 so far (the server's own counter), the rows of the token tables, the spent codes already
+# requests answered 200 so far (the server's own counter), the rows of the token tables (refresh tokens: the
+# grants' in their family's row and the rows of refresh_tokens), the spent codes already
 # past their expiry, and the bytes of every table and index of the server's database.
 table_state() {
     local grants
@@ -171,7 +172,8 @@ table_state() {
         END { printf "%d", sum }')
     printf '%s ' "$grants"
     "$TESSERA_ROOT/scripts/dev-db.sh" psql "$server_database" -XAtq -F ' ' -c "
-        SELECT (SELECT count(*) FROM token_families), (SELECT count(*) FROM refresh_tokens),
+        SELECT (SELECT count(*) FROM token_families),
+            (SELECT count(*) FROM refresh_tokens) + (SELECT count(*) FROM token_families WHERE refresh_token_hash IS NOT NULL),
             (SELECT count(*) FROM oauth_spent_codes), (SELECT count(*) FROM oauth_spent_codes WHERE expires_at < now()),
             (SELECT sum(pg_total_relation_size(relid)) FROM pg_stat_user_tables)"
 }

@@ -13,6 +13,8 @@ public struct CoreServices: Sendable {
     public let codeKeys: KeyRing
     /// Seals the session cookies of the login pages, the same way for that one purpose.
     public let sessionKeys: KeyRing
+    /// Seals the envelopes of the OAuth grants' refresh tokens, the same way for that one purpose.
+    public let refreshTokenKeys: KeyRing
     public let clock: any WallClock
     /// Fleet-wide change notices, which keep the caches of the token path fresh (clients, configuration, keys).
     public let changes: ChangeFeed
@@ -38,6 +40,7 @@ public struct CoreServices: Sendable {
         self.keyRing = keyRing
         codeKeys = try keyRing.derived(purpose: "authorization code")
         sessionKeys = try keyRing.derived(purpose: "browser session")
+        refreshTokenKeys = try keyRing.derived(purpose: "refresh token")
         self.clock = clock
         self.changes = changes
         configs = ConfigStore(changes: changes)

@@ -31,8 +31,9 @@ struct OAuthHarness {
         }
     }
 
-    /// Endpoints over `core`; codes are sealed and opened with `codeKeys` (default: the services').
-    init(core: CoreHarness, codeKeys: KeyRing? = nil) {
+    /// Endpoints over `core`; codes are sealed and opened with `codeKeys`, refresh tokens with `refreshTokenKeys`
+    /// (default: the services').
+    init(core: CoreHarness, codeKeys: KeyRing? = nil, refreshTokenKeys: KeyRing? = nil) {
         self.core = core
         let factors = StandardFactors.registry(
             phoneCodes: SMSCodeIssuer(sender: LoginSMSSender(), appVerification: .disabledForTesting))
@@ -40,6 +41,7 @@ struct OAuthHarness {
             database: core.database, signingKeys: core.services.signingKeys, issuer: core.services.tokens.issuer,
             clock: core.clock, directory: FactorDirectory(builtIn: factors),
             codeKeys: codeKeys ?? core.services.codeKeys,
+            refreshTokenKeys: refreshTokenKeys ?? core.services.refreshTokenKeys,
             changes: core.services.changes, logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
@@ -171,9 +173,9 @@ struct OAuthHarness {
         await post(.introspect, [("token", token)] + client.formCredentials)
     }
 
-    /// A fresh user with tokens of a fresh public client: the usual start of a test.
-    func signedIn() async throws -> (client: Client, user: String, tokens: Answer) {
-        let client = try await client()
+    /// A fresh user with tokens of `client`, by default a fresh public one: the usual start of a test.
+    func signedIn(client given: Client? = nil) async throws -> (client: Client, user: String, tokens: Answer) {
+        let client = if let given { given } else { try await client() }
         let user = try await user()
         let answer = await redeem(try await code(for: user.id, client: client), client: client)
         #expect(answer.status == 200, "\(answer.json)")

@@ -62,6 +62,19 @@ import Testing
                         [Array(family.utf8), family, created, tokenExpiry])
                 }
             }
+            // Grants whose refresh token is in their own row: still valid (stays), expired less than a day ago (stays:
+            // the access tokens it issued may still be introspected), expired long ago (goes).
+            for (family, tokenExpiry) in [
+                ("\(tag)-grant-live", Self.future), ("\(tag)-grant-recent", Self.now.addingTimeInterval(-12 * 3600)),
+                ("\(tag)-grant-spent", Self.past),
+            ] {
+                try await core.sql(
+                    """
+                    INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, created_at, client_id,
+                        scope, refresh_token_hash, refresh_issued_at, refresh_expires_at)
+                    VALUES ($1, $2, $3, 'password', $3, 'janitor-client', 'openid', $4, $3, $5)
+                    """, [family, user.localId, Self.past, Array(family.utf8), tokenExpiry])
+            }
 
             let pass = try await Self.janitor(core, batchSize: 1).runPass()
             #expect(pass.ranAlone)
@@ -80,9 +93,12 @@ import Testing
             }
             #expect(
                 try await core.sql(
-                    "SELECT 1 FROM token_families WHERE family_id LIKE $1 ORDER BY 1", ["\(tag)%"]) == 1)
-            #expect(
-                try await core.sql("SELECT 1 FROM token_families WHERE family_id = $1", ["\(tag)-live"]) == 1)
+                    "SELECT 1 FROM token_families WHERE family_id LIKE $1 ORDER BY 1", ["\(tag)%"]) == 3)
+            for family in ["live", "grant-live", "grant-recent"] {
+                #expect(
+                    try await core.sql("SELECT 1 FROM token_families WHERE family_id = $1", ["\(tag)-\(family)"]) == 1,
+                    "\(family)")
+            }
             #expect(
                 try await core.sql("SELECT 1 FROM refresh_tokens WHERE family_id LIKE $1", ["\(tag)%"]) == 1)
             #expect(

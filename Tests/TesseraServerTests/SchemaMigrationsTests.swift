@@ -13,6 +13,7 @@ import Testing
             SchemaMigrations.all.map(\.label) == [
                 "core/0001_identity", "core/0002_client_token_families", "core/0003_rate_limits",
                 "core/0004_retention_indexes", "core/0005_grants_without_parent_locks",
+                "core/0006_refresh_tokens_in_families",
                 "multifactor/0001_router", "multifactor/0002_factor_state",
                 "multifactor/0003_revocation_ends_pending", "multifactor/0004_retention_indexes",
                 "multifactor/0005_refusals",

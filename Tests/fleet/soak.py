@@ -103,8 +103,9 @@ EXPIRING = {
     "login_failures": WRONG_PASSWORD_ADDRESSES * WRONG_PASSWORD_INTERVAL,
 }
 # Tables whose growth is the load's legitimate product, judged against what it created: each sign-in through the
-# login pages makes a token family with its refresh token (the sign-in's, which the pages never hand out) and a
-# browser session (12 h); each refresh token a code grant issues, a family of its own and the token.
+# login pages makes a token family with its refresh token (the sign-in's, which the pages never hand out, a row of
+# refresh_tokens) and a browser session (12 h); each refresh token a code grant issues, a family of its own that
+# holds the token in its row.
 GRANT_TABLES = ("token_families", "refresh_tokens", "oauth_browser_sessions", "oauth_sso_revocations")
 KINDS = ("cycle", "replay", "flow", "wrong_password")
 
@@ -504,7 +505,7 @@ def legitimate(first: Sample, then: Sample, refresh_grant: bool) -> dict[str, in
     refresh = then.load["refresh_tokens_issued"] - first.load["refresh_tokens_issued"]
     sign_ins = then.load["sign_ins"] - first.load["sign_ins"]
     replays = 0 if refresh_grant else then.done("replay") - first.done("replay")
-    return {"token_families": refresh + sign_ins, "refresh_tokens": refresh + sign_ins,
+    return {"token_families": refresh + sign_ins, "refresh_tokens": sign_ins,
             "oauth_browser_sessions": sign_ins, "oauth_sso_revocations": replays}
 
 
@@ -571,8 +572,8 @@ def verdict(samples: list[Sample], final: Sample, rate: int, refresh: bool, rese
     created = legitimate(base, final, refresh)
     out.append(f"(b) token_families, refresh_tokens, oauth_browser_sessions and oauth_sso_revocations grow by what "
                f"the load legitimately created, counted after it stopped: {final.load['grants'] - base.load['grants']} "
-               f"code grants issued {created['refresh_tokens']} refresh tokens (SOAK_REFRESH={int(refresh)}; each also "
-               f"a family), {final.load['sign_ins'] - base.load['sign_ins']} sign-ins through the login pages (each a "
+               f"code grants issued {created['token_families'] - created['oauth_browser_sessions']} refresh tokens "
+               f"(SOAK_REFRESH={int(refresh)}; each a family that holds it), {final.load['sign_ins'] - base.load['sign_ins']} sign-ins through the login pages (each a "
                f"family and a browser session), {created['oauth_sso_revocations']} replays that revoked a sign-in "
                f"with a live browser session:")
     grants = final.load["grants"] - base.load["grants"]

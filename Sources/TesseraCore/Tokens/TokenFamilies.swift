@@ -5,9 +5,14 @@ public import TesseraPostgres
 /// and per OAuth grant (with its `client_id` and `scope`). A revoked family ends its refresh tokens, the ID tokens
 /// that name it in `sid`, the codes issued from it and the access tokens that name it at introspection.
 ///
-/// Every module creates and revokes families through these statements. The one exception is the OAuth
-/// `authorization_code` grant, which creates its family inside the single statement that spends the code
-/// (`TokenEndpoint.redeemStatement`: a grant takes one round trip), with the columns of ``create(_:)``.
+/// An OAuth grant's family keeps its current refresh token in its row (`refresh_token_hash`, `refresh_issued_at`,
+/// `refresh_expires_at`: a rotation updates that one row); a sign-in's tokens, and grants' tokens issued before,
+/// are rows of `refresh_tokens`.
+///
+/// Every module creates and revokes families through these statements. The exceptions are the OAuth grants, which
+/// create their family inside the single statement that spends the code (`TokenEndpoint.redeemStatement`, with the
+/// columns of ``create(_:)``) and rotate its refresh token inside the one that checks the client
+/// (`TokenEndpoint.refreshStatement`): a grant takes one round trip.
 public enum TokenFamilies {
     /// A family to create.
     public struct NewFamily: Sendable {
@@ -82,8 +87,40 @@ public enum TokenFamilies {
             """, [familyID, clientID, now])
     }
 
-    /// Revokes the family of the refresh token that hashes to `tokenHash`: a grant of `clientID`, or a JSON-RPC
-    /// sign-in when `clientID` is nil. With `onlyIfUsed`, only when that token was already used (its reuse means
+    /// Revokes the grant `familyID` of `clientID` on behalf of its client (RFC 7009) presenting a refresh token that
+    /// hashes to `tokenHash`, while the family's refresh token is unexpired: when that is the family's current token,
+    /// or whatever it is when `issuedForFamily` (the caller opened its envelope: Tessera issued it for this family).
+    public static func revoke(
+        _ db: some SQLRunner, grant familyID: String, clientID: String, refreshTokenHash tokenHash: [UInt8],
+        issuedForFamily: Bool, now: Date
+    ) async throws {
+        try await db.query(
+            """
+            UPDATE token_families SET revoked_at = $3
+            WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL AND refresh_expires_at > $3
+                AND ($5 OR refresh_token_hash = $4)
+            """, [familyID, clientID, now, tokenHash, issuedForFamily])
+    }
+
+    /// Revokes the grant `familyID` of `clientID` when its current refresh token does not hash to `tokenHash`: the
+    /// caller opened the token's envelope (Tessera issued it for this family), so a token that is not the current
+    /// one was already replaced, and its use means it was stolen or the client raced itself. Returns whether the
+    /// family was revoked.
+    @discardableResult
+    public static func revokeOnReuse(
+        _ db: some SQLRunner, grant familyID: String, clientID: String, refreshTokenHash tokenHash: [UInt8], now: Date
+    ) async throws -> Bool {
+        let revoked = try await db.query(
+            """
+            UPDATE token_families SET revoked_at = $3
+            WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
+                AND refresh_token_hash IS DISTINCT FROM $4
+            """, [familyID, clientID, now, tokenHash])
+        return revoked.affectedRows > 0
+    }
+
+    /// Revokes the family of the refresh token (a row of `refresh_tokens`) that hashes to `tokenHash`: a grant of
+    /// `clientID`, or a JSON-RPC sign-in when `clientID` is nil. With `onlyIfUsed`, only when that token was already used (its reuse means
     /// it was stolen, or a client raced itself); otherwise only while it is unexpired (RFC 7009). Returns whether
     /// a family was revoked.
     @discardableResult

@@ -40,6 +40,9 @@ public struct IntrospectionEndpoint: Sendable {
         guard client.type == .confidential else {
             throw OAuthError(.invalidClient, "only confidential clients may introspect tokens")
         }
+        if let parsed = GrantRefreshToken.parse(token, keys: environment.refreshTokenKeys) {
+            return try await refreshToken(token, of: parsed.familyID, for: client)
+        }
         return token.contains(".")
             ? try await accessToken(token, for: client) : try await refreshToken(token, for: client)
     }
@@ -81,6 +84,25 @@ public struct IntrospectionEndpoint: Sendable {
         return answer
     }
 
+    /// A refresh token of ``GrantRefreshToken``'s form: active while it is its family's current one.
+    private func refreshToken(_ token: String, of familyID: String, for client: OAuthClient) async throws -> JSONObject?
+    {
+        let digest = try SecretDigest.of(token)
+        let now = environment.clock.now()
+        let result = try await environment.database.withPool { pool in
+            try await pool.query(
+                """
+                SELECT f.refresh_issued_at, f.refresh_expires_at, f.scope, f.user_id, f.auth_time,
+                    f.sign_in_provider, f.second_factor, u.tenant_id
+                FROM token_families f JOIN users u ON u.user_id = f.user_id
+                WHERE f.family_id = $4 AND f.refresh_token_hash = $1 AND f.refresh_expires_at > $2
+                    AND f.client_id = $3 AND f.revoked_at IS NULL AND NOT u.disabled
+                """, [digest, now, client.clientID, familyID])
+        }
+        return try result.rows.first.map { try refreshTokenAnswer($0, for: client) }
+    }
+
+    /// A refresh token of before ``GrantRefreshToken``, a row of `refresh_tokens`.
     private func refreshToken(_ token: String, for client: OAuthClient) async throws -> JSONObject? {
         let digest = try SecretDigest.of(token)
         let now = environment.clock.now()
@@ -96,7 +118,13 @@ public struct IntrospectionEndpoint: Sendable {
                     AND f.revoked_at IS NULL AND NOT u.disabled
                 """, [digest, now, clientID])
         }
-        guard let row = result.rows.first else { return nil }
+        return try result.rows.first.map { try refreshTokenAnswer($0, for: client) }
+    }
+
+    /// The answer for a refresh token of `client` whose row holds its issue time, expiry, scope, user, auth_time,
+    /// first and second factor and tenant.
+    private func refreshTokenAnswer(_ row: PostgresRow, for client: OAuthClient) throws -> JSONObject {
+        let clientID = client.clientID
         let tenant = try row.decode(String?.self, at: 7)
         let amr = AuthenticationMethods.references(
             provider: try row.decode(String.self, at: 5), secondFactor: try row.decode(String?.self, at: 6),

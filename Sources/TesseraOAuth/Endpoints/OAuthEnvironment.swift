@@ -18,6 +18,8 @@ public struct OAuthEnvironment: Sendable {
     public let directory: FactorDirectory
     /// Open the sealed authorization codes (`CoreServices.codeKeys`).
     public let codeKeys: KeyRing
+    /// Seal and open the envelopes of the grants' refresh tokens (`CoreServices.refreshTokenKeys`).
+    public let refreshTokenKeys: KeyRing
     public let logger: Logger
     /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/cache(_:)``), so that a token
     /// request need not read its client.
@@ -36,14 +38,14 @@ public struct OAuthEnvironment: Sendable {
     public init(services: CoreServices, directory: FactorDirectory, logger: Logger) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
-            clock: services.clock, directory: directory, codeKeys: services.codeKeys, changes: services.changes,
-            logger: logger)
+            clock: services.clock, directory: directory, codeKeys: services.codeKeys,
+            refreshTokenKeys: services.refreshTokenKeys, changes: services.changes, logger: logger)
     }
 
     /// An environment given member by member.
     public init(
         database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
-        directory: FactorDirectory, codeKeys: KeyRing, changes: ChangeFeed, logger: Logger
+        directory: FactorDirectory, codeKeys: KeyRing, refreshTokenKeys: KeyRing, changes: ChangeFeed, logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
@@ -51,6 +53,7 @@ public struct OAuthEnvironment: Sendable {
         self.clock = clock
         self.directory = directory
         self.codeKeys = codeKeys
+        self.refreshTokenKeys = refreshTokenKeys
         self.logger = logger
         clients = OAuthClients.cache(changes)
     }

@@ -37,7 +37,14 @@ public struct RevocationEndpoint: Sendable {
         _ = try credentials.authenticate(
             try await environment.client(clientID))
         let now = environment.clock.now()
-        if token.contains(".") {
+        if let parsed = GrantRefreshToken.parse(token, keys: environment.refreshTokenKeys) {
+            let digest = try SecretDigest.of(token)
+            try await environment.database.withPool { pool in
+                try await TokenFamilies.revoke(
+                    pool, grant: parsed.familyID, clientID: clientID, refreshTokenHash: digest,
+                    issuedForFamily: parsed.authentic, now: now)
+            }
+        } else if token.contains(".") {
             guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID else { return }
             // The token itself goes on the denylist whatever its grant (client_credentials tokens have no family);
             // a token of a sign-in also revokes its family, and so every token it issued.

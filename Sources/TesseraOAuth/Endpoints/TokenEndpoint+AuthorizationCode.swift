@@ -10,7 +10,7 @@ extension TokenEndpoint {
     /// expiry), then one pipeline reads the client's row (unless cached) and runs one statement that spends the code (inserts its
     /// digest: the primary key makes it single use across the fleet) and, when every check passes (the in-memory
     /// ones, the user present, enabled and of the client's tenant, the sign-in not revoked), creates the token
-    /// family and its first refresh token and returns the user. A client without the `refresh_token` grant gets
+    /// family with its first refresh token (``GrantRefreshToken``, kept in the family's row) and returns the user. A client without the `refresh_token` grant gets
     /// no family: its tokens name the sign-in the code was issued from (`sid`), so the grant leaves no row but the
     /// spent code's, which lives a minute.
     ///
@@ -37,7 +37,7 @@ extension TokenEndpoint {
         let mismatch = Self.mismatch(
             sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
         let familyID = try SecureRandom.identifier()
-        let refresh = try SecretDigest.make()
+        let refresh = try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
         let parameters: [any PostgresEncodable] = [
             codeDigest, clientID, now, familyID, refresh.digest, secretDigest, mismatch == nil, grant.userID,
             grant.scope, grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID,
@@ -94,7 +94,7 @@ extension TokenEndpoint {
         }
     }
 
-    /// Parameters: $1 code digest, $2 client id, $3 now, $4 new family id, $5 new refresh token digest, $6 digest
+    /// Parameters: $1 code digest, $2 client id, $3 now, $4 new family id, $5 its refresh token's digest, $6 digest
     /// of the client secret presented (NULL for none), $7 whether the code's own checks passed, and the grant the
     /// code carries: $8 user, $9 scope, $10 auth_time, $11 first factor, $12 second factor, $13 its enrolment,
     /// $14 the sign-in's family, $15 the code's expiry. The code is spent only when the client authenticates and
@@ -123,17 +123,16 @@ extension TokenEndpoint {
             RETURNING family_id
         ), family AS (
             INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
-                second_factor_id, created_at, client_id, scope)
-            SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9 FROM spent s WHERE s.family_id = $4
-            RETURNING family_id
-        ), refresh AS (
-            INSERT INTO refresh_tokens (token_hash, family_id, issued_at, expires_at)
-            SELECT $5, f.family_id, $3, $3 + c.refresh_token_ttl * interval '1 second'
-            FROM family f, client c WHERE c.refreshes
-            RETURNING family_id
+                second_factor_id, created_at, client_id, scope, refresh_token_hash, refresh_issued_at,
+                refresh_expires_at)
+            SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9, CASE WHEN c.refreshes THEN $5::bytea END,
+                CASE WHEN c.refreshes THEN $3 END,
+                CASE WHEN c.refreshes THEN $3 + c.refresh_token_ttl * interval '1 second' END
+            FROM spent s, client c WHERE s.family_id = $4
+            RETURNING refresh_token_hash IS NOT NULL AS refreshes
         )
         SELECT s.family_id, u.user_id IS NOT NULL, u.tenant_id, u.email, coalesce(u.email_verified, false),
-            u.phone_number, u.display_name, coalesce(u.disabled, false), EXISTS (SELECT 1 FROM refresh),
+            u.phone_number, u.display_name, coalesce(u.disabled, false), EXISTS (SELECT 1 FROM family WHERE refreshes),
             EXISTS (SELECT 1 FROM token_families sf WHERE sf.family_id = $14 AND sf.revoked_at IS NOT NULL)
         FROM spent s LEFT JOIN users u ON u.user_id = $8
         """

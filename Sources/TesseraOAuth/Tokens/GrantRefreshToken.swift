@@ -1,0 +1,58 @@
+import TesseraCore
+import TesseraCrypto
+
+/// The refresh token of an OAuth grant (API §3): `<family id>.<envelope>`, the grant's family id in clear and, in
+/// base64url, an envelope sealed with AES-256-GCM under a key derived from the master key
+/// (``KeyRing/derived(purpose:)``) that binds 32 random bytes to that family.
+///
+/// The family's row keeps the digest of its one current token, so a rotation updates that row alone and leaves no
+/// other row behind. The envelope is what tells a reuse from a guess: a token that names a family but is not its
+/// current one revokes the family only when its envelope opens, that is when Tessera issued it for that family (a
+/// stolen token used after its rotation, or a client racing itself). A made-up token naming somebody's family
+/// revokes nothing. A token sealed under a master key since removed from the ring still refreshes while it is the
+/// current one; only a reuse of it goes unnoticed.
+///
+/// Tokens issued before this form are 43 base64url characters without a dot, kept in `refresh_tokens`; the
+/// migration that brought this form made each family's unused one its current token.
+struct GrantRefreshToken: Sendable, Equatable {
+    /// The family the token names; nothing proves it unless ``authentic``.
+    let familyID: String
+    /// Whether the envelope opened for ``familyID``: the token was issued by Tessera for that family.
+    let authentic: Bool
+
+    /// The longest family id a token may name (ids of the server's own form have 22 characters).
+    static let maximumFamilyIDLength = 64
+
+    /// A new token for `familyID`, sealed with `keys` (`CoreServices.refreshTokenKeys`), and its digest (what the
+    /// family's row keeps).
+    static func make(familyID: String, keys: KeyRing) throws -> (secret: String, digest: [UInt8]) {
+        let envelope = try keys.seal(try SecureRandom.bytes(count: 32), associatedData: associatedData(familyID))
+        let secret = familyID + "." + Base64URL.encode(envelope)
+        return (secret, try SecretDigest.of(secret))
+    }
+
+    /// What `token` names and whether it opens with `keys`; nil when it is not of this form, one dot between a
+    /// family id and the rest (a token of before it, which only a row of `refresh_tokens` can make valid, or an
+    /// access token, which has two).
+    static func parse(_ token: String, keys: KeyRing) -> GrantRefreshToken? {
+        let utf8 = token.utf8
+        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        let familyID = String(token[..<dot])
+        let sealed = token[utf8.index(after: dot)...]
+        guard !familyID.isEmpty, familyID.utf8.count <= maximumFamilyIDLength,
+            !sealed.utf8.contains(UInt8(ascii: "."))
+        else { return nil }
+        let authentic =
+            if let envelope = try? Base64URL.decode(String(sealed)) {
+                (try? keys.open(envelope, associatedData: associatedData(familyID))) != nil
+            } else {
+                false
+            }
+        return GrantRefreshToken(familyID: familyID, authentic: authentic)
+    }
+
+    /// Bound into every seal: the purpose and the family, so an envelope never opens for another family.
+    private static func associatedData(_ familyID: String) -> [UInt8] {
+        Array("tessera refresh token\n\(familyID)".utf8)
+    }
+}
