@@ -40,7 +40,7 @@ public struct IntrospectionEndpoint: Sendable {
         guard client.type == .confidential else {
             throw OAuthError(.invalidClient, "only confidential clients may introspect tokens")
         }
-        if let parsed = GrantRefreshToken.parse(token, keys: environment.refreshTokenKeys) {
+        if let parsed = GrantRefreshToken.parse(token) {
             return try await refreshToken(token, of: parsed.familyID, for: client)
         }
         return token.contains(".")

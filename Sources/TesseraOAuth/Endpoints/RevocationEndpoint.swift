@@ -37,12 +37,12 @@ public struct RevocationEndpoint: Sendable {
         _ = try credentials.authenticate(
             try await environment.client(clientID))
         let now = environment.clock.now()
-        if let parsed = GrantRefreshToken.parse(token, keys: environment.refreshTokenKeys) {
+        if let parsed = GrantRefreshToken.parse(token) {
             let digest = try SecretDigest.of(token)
             try await environment.database.withPool { pool in
                 try await TokenFamilies.revoke(
                     pool, grant: parsed.familyID, clientID: clientID, refreshTokenHash: digest,
-                    issuedForFamily: parsed.authentic, now: now)
+                    issuedForFamily: parsed.opens(with: environment.refreshTokenKeys), now: now)
             }
         } else if token.contains(".") {
             guard let claims = await environment.verifiedAccessToken(token), claims.clientID == clientID else { return }

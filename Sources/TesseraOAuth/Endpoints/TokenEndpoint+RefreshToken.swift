@@ -20,7 +20,7 @@ extension TokenEndpoint {
         let digest = try SecretDigest.of(token)
         let secretDigest = try credentials.secretDigest()
         let clientID = credentials.clientID
-        let parsed = GrantRefreshToken.parse(token, keys: environment.refreshTokenKeys)
+        let parsed = GrantRefreshToken.parse(token)
         let familyID: String
         if let parsed {
             familyID = parsed.familyID
@@ -88,7 +88,8 @@ extension TokenEndpoint {
                     WHERE r.token_hash = $1 AND f.client_id = $2
                     """, [digest, clientID, now])
             }
-            if parsed.authentic {
+            let issuedForFamily = parsed.opens(with: environment.refreshTokenKeys)
+            if issuedForFamily {
                 try await TokenFamilies.revokeOnReuse(
                     pool, grant: parsed.familyID, clientID: clientID, refreshTokenHash: digest, now: now)
             }
@@ -98,7 +99,7 @@ extension TokenEndpoint {
                     scope
                 FROM token_families WHERE family_id = $4 AND client_id = $2
                     AND ($5 OR refresh_token_hash = $1)
-                """, [digest, clientID, now, parsed.familyID, parsed.authentic])
+                """, [digest, clientID, now, parsed.familyID, issuedForFamily])
         }
         guard let row = result.rows.first else {
             return OAuthError(.invalidGrant, "the refresh token is invalid, expired or revoked")

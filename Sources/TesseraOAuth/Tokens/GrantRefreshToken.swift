@@ -14,11 +14,11 @@ import TesseraCrypto
 ///
 /// Tokens issued before this form are 43 base64url characters without a dot, kept in `refresh_tokens`; the
 /// migration that brought this form made each family's unused one its current token.
-struct GrantRefreshToken: Sendable, Equatable {
-    /// The family the token names; nothing proves it unless ``authentic``.
+struct GrantRefreshToken: Sendable {
+    /// The family the token names; nothing proves it unless ``opens(with:)``.
     let familyID: String
-    /// Whether the envelope opened for ``familyID``: the token was issued by Tessera for that family.
-    let authentic: Bool
+    /// The envelope, in base64url.
+    private let envelope: Substring
 
     /// The longest family id a token may name (ids of the server's own form have 22 characters).
     static let maximumFamilyIDLength = 64
@@ -31,24 +31,25 @@ struct GrantRefreshToken: Sendable, Equatable {
         return (secret, try SecretDigest.of(secret))
     }
 
-    /// What `token` names and whether it opens with `keys`; nil when it is not of this form, one dot between a
-    /// family id and the rest (a token of before it, which only a row of `refresh_tokens` can make valid, or an
-    /// access token, which has two).
-    static func parse(_ token: String, keys: KeyRing) -> GrantRefreshToken? {
+    /// The family `token` names; nil when it is not of this form, one dot between a family id and the rest (a
+    /// token of before it, which only a row of `refresh_tokens` can make valid, or an access token, which has two).
+    /// Nothing is opened: a token that its family's row holds needs no envelope to be valid, so only a token that
+    /// is not the current one is opened, to tell a reuse from a guess.
+    static func parse(_ token: String) -> GrantRefreshToken? {
         let utf8 = token.utf8
         guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         let familyID = String(token[..<dot])
-        let sealed = token[utf8.index(after: dot)...]
+        let envelope = token[utf8.index(after: dot)...]
         guard !familyID.isEmpty, familyID.utf8.count <= maximumFamilyIDLength,
-            !sealed.utf8.contains(UInt8(ascii: "."))
+            !envelope.utf8.contains(UInt8(ascii: "."))
         else { return nil }
-        let authentic =
-            if let envelope = try? Base64URL.decode(String(sealed)) {
-                (try? keys.open(envelope, associatedData: associatedData(familyID))) != nil
-            } else {
-                false
-            }
-        return GrantRefreshToken(familyID: familyID, authentic: authentic)
+        return GrantRefreshToken(familyID: familyID, envelope: envelope)
+    }
+
+    /// Whether the envelope opens with `keys` for ``familyID``: Tessera issued the token for that family.
+    func opens(with keys: KeyRing) -> Bool {
+        guard let bytes = try? Base64URL.decode(String(envelope)) else { return false }
+        return (try? keys.open(bytes, associatedData: Self.associatedData(familyID))) != nil
     }
 
     /// Bound into every seal: the purpose and the family, so an envelope never opens for another family.
