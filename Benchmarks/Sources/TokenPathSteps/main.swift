@@ -99,6 +99,9 @@ func steps() throws -> [Step] {
         Step(name: "open-code", summary: "one sealed authorization code opened and read") {
             _ = try SealedAuthorizationCode.open(code, keys: keys)
         },
+        Step(name: "refresh-token", summary: "one grant's refresh token (an AES-256-GCM envelope) and its digest") {
+            _ = try GrantRefreshToken.make(familyID: "x1ZkQp4pQ0W3yG7bq9cF2A", keys: keys)
+        },
         Step(name: "token-form", summary: "one authorization_code token request body parsed") {
             _ = try URLEncodedForm(parsing: tokenRequestBody)
         },

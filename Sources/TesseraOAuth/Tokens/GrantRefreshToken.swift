@@ -1,5 +1,5 @@
 import TesseraCore
-import TesseraCrypto
+public import TesseraCrypto
 
 /// The refresh token of an OAuth grant (API §3): `<family id>.<envelope>`, the grant's family id in clear and, in
 /// base64url, an envelope sealed with AES-256-GCM under a key derived from the master key
@@ -14,18 +14,18 @@ import TesseraCrypto
 ///
 /// Tokens issued before this form are 43 base64url characters without a dot, kept in `refresh_tokens`; the
 /// migration that brought this form made each family's unused one its current token.
-struct GrantRefreshToken: Sendable {
+public struct GrantRefreshToken: Sendable {
     /// The family the token names; nothing proves it unless ``opens(with:)``.
-    let familyID: String
+    public let familyID: String
     /// The envelope, in base64url.
     private let envelope: Substring
 
     /// The longest family id a token may name (ids of the server's own form have 22 characters).
-    static let maximumFamilyIDLength = 64
+    public static let maximumFamilyIDLength = 64
 
     /// A new token for `familyID`, sealed with `keys` (`CoreServices.refreshTokenKeys`), and its digest (what the
     /// family's row keeps).
-    static func make(familyID: String, keys: KeyRing) throws -> (secret: String, digest: [UInt8]) {
+    public static func make(familyID: String, keys: KeyRing) throws -> (secret: String, digest: [UInt8]) {
         let envelope = try keys.seal(try SecureRandom.bytes(count: 32), associatedData: associatedData(familyID))
         let secret = familyID + "." + Base64URL.encode(envelope)
         return (secret, try SecretDigest.of(secret))
@@ -35,7 +35,7 @@ struct GrantRefreshToken: Sendable {
     /// token of before it, which only a row of `refresh_tokens` can make valid, or an access token, which has two).
     /// Nothing is opened: a token that its family's row holds needs no envelope to be valid, so only a token that
     /// is not the current one is opened, to tell a reuse from a guess.
-    static func parse(_ token: String) -> GrantRefreshToken? {
+    public static func parse(_ token: String) -> GrantRefreshToken? {
         let utf8 = token.utf8
         guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         let familyID = String(token[..<dot])
@@ -47,7 +47,7 @@ struct GrantRefreshToken: Sendable {
     }
 
     /// Whether the envelope opens with `keys` for ``familyID``: Tessera issued the token for that family.
-    func opens(with keys: KeyRing) -> Bool {
+    public func opens(with keys: KeyRing) -> Bool {
         guard let bytes = try? Base64URL.decode(String(envelope)) else { return false }
         return (try? keys.open(bytes, associatedData: Self.associatedData(familyID))) != nil
     }
