@@ -120,9 +120,9 @@ public enum TokenFamilies {
     }
 
     /// Revokes the family of the refresh token (a row of `refresh_tokens`) that hashes to `tokenHash`: a grant of
-    /// `clientID`, or a JSON-RPC sign-in when `clientID` is nil. With `onlyIfUsed`, only when that token was already used (its reuse means
-    /// it was stolen, or a client raced itself); otherwise only while it is unexpired (RFC 7009). Returns whether
-    /// a family was revoked.
+    /// `clientID`, or a JSON-RPC sign-in when `clientID` is nil. With `onlyIfUsed`, only when that token was already
+    /// used (its reuse means it was stolen, or a client raced itself); otherwise only while it is unexpired (RFC
+    /// 7009). Returns whether a family was revoked.
     @discardableResult
     public static func revoke(
         _ db: some SQLRunner, refreshTokenHash tokenHash: [UInt8], clientID: String?, onlyIfUsed: Bool, now: Date

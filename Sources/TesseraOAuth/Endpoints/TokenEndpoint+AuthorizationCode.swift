@@ -10,9 +10,9 @@ extension TokenEndpoint {
     /// expiry), then one pipeline reads the client's row (unless cached) and runs one statement that spends the code (inserts its
     /// digest: the primary key makes it single use across the fleet) and, when every check passes (the in-memory
     /// ones, the user present, enabled and of the client's tenant, the sign-in not revoked), creates the token
-    /// family with its first refresh token (``GrantRefreshToken``, kept in the family's row) and returns the user. A client without the `refresh_token` grant gets
-    /// no family: its tokens name the sign-in the code was issued from (`sid`), so the grant leaves no row but the
-    /// spent code's, which lives a minute.
+    /// family with its first refresh token (``GrantRefreshToken``, kept in the family's row) and returns the user.
+    /// A client without the `refresh_token` grant gets no family: its tokens name the sign-in the code was issued
+    /// from (`sid`), so the grant leaves no row but the spent code's, which lives a minute.
     ///
     /// The code is spent whatever is wrong with it, unless the client failed to authenticate or may not use the
     /// grant. A code that was already spent is a replay: the family issued from it is revoked (a second round trip,
