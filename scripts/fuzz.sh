@@ -6,13 +6,13 @@
 #
 # Environment:
 #   FUZZ_SECONDS   seconds per target (default 60)
-#   FUZZ_TARGETS   which targets (default: all eight)
+#   FUZZ_TARGETS   which targets (default: all nine)
 #   SWIFT          the swift command (default swift)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-http_request json json_rpc form cookies redirect_uri sealed_code jwt}
+targets=${FUZZ_TARGETS:-http_request json json_rpc form cookies redirect_uri sealed_code refresh_token jwt}
 swift=${SWIFT:-swift}
 scratch=$TESSERA_ROOT/.build-fuzz
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS must be a whole number of at least 1, not '$seconds'"

@@ -15,8 +15,8 @@ import Glibc
 /// `TESSERA_FUZZ_TARGET` names the one a run exercises (`make fuzz` runs each in turn). Every target must never crash,
 /// and the ones with a round trip check it: what parses, serialized again, parses to the same value.
 ///
-/// With `TESSERA_FUZZ_SEEDS=DIR` the binary writes valid inputs for the sealed-code and JWT targets (made with the
-/// fixed keys below) into `DIR` and exits: the committed seeds of `Corpus/` were made that way.
+/// With `TESSERA_FUZZ_SEEDS=DIR` the binary writes valid inputs for the sealed-code, refresh-token and JWT targets
+/// (made with the fixed keys below) into `DIR` and exits: the committed seeds of `Corpus/` were made that way.
 enum FuzzTarget: String, CaseIterable {
     case httpRequest = "http_request"
     case json
@@ -25,6 +25,7 @@ enum FuzzTarget: String, CaseIterable {
     case cookies
     case redirectURI = "redirect_uri"
     case sealedCode = "sealed_code"
+    case refreshToken = "refresh_token"
     case jwt
 
     /// Runs one input.
@@ -38,6 +39,7 @@ enum FuzzTarget: String, CaseIterable {
         case .redirectURI: Self.redirectURI(bytes)
         case .sealedCode:
             _ = try? SealedAuthorizationCode.open(String(decoding: bytes, as: UTF8.self), keys: Fixtures.codeKeys)
+        case .refreshToken: Self.refreshToken(bytes)
         case .jwt: Self.jwt(bytes)
         }
     }
@@ -100,6 +102,17 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
+    /// A grant's refresh token read and its envelope opened, with the fixed key of the seeds: what names a family
+    /// names a non-empty id of at most the longest length, without a dot.
+    private static func refreshToken(_ bytes: [UInt8]) {
+        guard let token = GrantRefreshToken.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        let id = token.familyID
+        check(
+            !id.isEmpty && id.utf8.count <= GrantRefreshToken.maximumFamilyIDLength && !id.contains("."),
+            "a token named the family '\(id)'")
+        _ = token.opens(with: Fixtures.refreshTokenKeys)
+    }
+
     /// The JWT verifier, with the fixed key of the seeds.
     private static func jwt(_ bytes: [UInt8]) {
         let verifier = JWTVerifier(keys: Fixtures.jwtKeys, expectedType: nil)
@@ -123,6 +136,9 @@ enum Fixtures {
         // A fixed key: the seeds must open under it run after run.
         try! KeyRing(current: MasterKey(key: SymmetricKey(bytes: Array(repeating: 0x5A, count: 32))))
     }()
+
+    /// The refresh tokens' keys, derived from the same fixed key as the server derives them.
+    static let refreshTokenKeys: KeyRing = try! codeKeys.derived(purpose: "refresh token")
 
     static let signer: JWTSigner = {
         let pem = """
@@ -155,7 +171,7 @@ enum Fixtures {
         return RPCDispatcher(methods: table)
     }()
 
-    /// Writes valid sealed codes and JWTs into `directory`, as seeds.
+    /// Writes a valid sealed code, refresh token and JWT into `directory`, as seeds.
     static func writeSeeds(to directory: String) throws {
         let grant = AuthorizationGrant(
             clientID: "client-1", userID: "user-1", redirectURI: "com.example.app:/cb",
@@ -165,6 +181,8 @@ enum Fixtures {
         let code = try SealedAuthorizationCode.seal(
             grant, expiresAt: Date(timeIntervalSince1970: 1_800_000_060), keys: codeKeys)
         try write(Array(code.utf8), to: "\(directory)/sealed_code-seed")
+        let refreshToken = try GrantRefreshToken.make(familyID: "x1ZkQp4pQ0W3yG7bq9cF2A", keys: refreshTokenKeys)
+        try write(Array(refreshToken.secret.utf8), to: "\(directory)/refresh_token-seed")
         let claims: [String: JSONValue] = [
             "iss": "https://tessera.example", "sub": "user-1", "aud": "client-1",
             "iat": .integer(now - 10), "exp": .integer(now + 600), "nonce": "n-1",
