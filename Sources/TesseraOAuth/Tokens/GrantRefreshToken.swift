@@ -12,8 +12,8 @@ public import TesseraCrypto
 /// revokes nothing. A token sealed under a master key since removed from the ring still refreshes while it is the
 /// current one; only a reuse of it goes unnoticed.
 ///
-/// Tokens issued before this form are 43 base64url characters without a dot, kept in `refresh_tokens`; the
-/// migration that brought this form made each family's unused one its current token.
+/// Tokens issued before this form (core migration 6) are 43 base64url characters without a dot, rows of
+/// `refresh_tokens`: each is still valid once, and its family then moves to this form.
 public struct GrantRefreshToken: Sendable {
     /// The family the token names; nothing proves it unless ``opens(with:)``.
     public let familyID: String
