@@ -17,7 +17,7 @@ public enum CoreMigrations {
 
     /// An OAuth grant's family keeps its current refresh token (its digest, issue time and expiry) in its own row:
     /// a rotation is one update of that row, which touches no indexed column, so it stays on its page (a HOT update,
-    /// with the room a fill factor of 90 leaves) instead of an insert into `refresh_tokens` with its two indexes.
+    /// with the room a fill factor of 90 leaves) instead of an insert into `refresh_tokens` with its three indexes.
     /// Nothing is copied: tokens issued before stay rows of `refresh_tokens` until they are used or expire.
     private static let refreshTokensInFamilies = """
         ALTER TABLE token_families ADD COLUMN refresh_token_hash bytea, ADD COLUMN refresh_issued_at timestamptz,
