@@ -104,19 +104,16 @@ public enum TokenFamilies {
 
     /// Revokes the grant `familyID` of `clientID` when its current refresh token does not hash to `tokenHash`: the
     /// caller opened the token's envelope (Tessera issued it for this family), so a token that is not the current
-    /// one was already replaced, and its use means it was stolen or the client raced itself. Returns whether the
-    /// family was revoked.
-    @discardableResult
+    /// one was already replaced, and its use means it was stolen or the client raced itself.
     public static func revokeOnReuse(
         _ db: some SQLRunner, grant familyID: String, clientID: String, refreshTokenHash tokenHash: [UInt8], now: Date
-    ) async throws -> Bool {
-        let revoked = try await db.query(
+    ) async throws {
+        try await db.query(
             """
             UPDATE token_families SET revoked_at = $3
             WHERE family_id = $1 AND client_id = $2 AND revoked_at IS NULL
                 AND refresh_token_hash IS DISTINCT FROM $4
             """, [familyID, clientID, now, tokenHash])
-        return revoked.affectedRows > 0
     }
 
     /// Revokes the family of the refresh token (a row of `refresh_tokens`) that hashes to `tokenHash`: a grant of
