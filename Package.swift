@@ -252,7 +252,8 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
-                "TesseraMetrics", "PhoneCodes", "MultiFactor", "TesseraPostgres", "TesseraCrypto", "TesseraTestSupport",
+                "TesseraMetrics", "PhoneCodes", "MultiFactor", "FactorServices", "TesseraPostgres", "TesseraCrypto",
+                "TesseraTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

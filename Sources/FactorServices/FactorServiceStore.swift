@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TesseraCore
+public import TesseraCore
 import TesseraCrypto
 import TesseraJSON
 import TesseraPostgres
@@ -75,7 +75,35 @@ enum FactorServiceStore {
             createdAt: try row.decode(Date.self, at: 6), updatedAt: try row.decode(Date.self, at: 7))
     }
 
-    private static func associatedData(_ factorID: String) -> [UInt8] {
+    fileprivate static func associatedData(_ factorID: String) -> [UInt8] {
         Array("factor-service:\(factorID)".utf8)
     }
+}
+
+/// The services' sealed secrets, as a master-key rotation re-seals them (`tessera reseal`).
+public struct FactorServiceSecrets: SealedSecretsTable {
+    /// The table's secrets.
+    public init() {}
+
+    public var table: String { "factor_services" }
+
+    public func envelopes(_ db: any SQLRunner, after key: String?, limit: Int) async throws -> [SealedEnvelope] {
+        let result = try await db.query(
+            """
+            SELECT factor_id, sealed_secret FROM factor_services WHERE factor_id > coalesce($1::text, '')
+            ORDER BY factor_id LIMIT $2
+            """, [key, limit])
+        return try result.rows.map {
+            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
+        }
+    }
+
+    public func replace(_ db: any SQLRunner, key: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await db.query(
+            "UPDATE factor_services SET sealed_secret = $3 WHERE factor_id = $1 AND sealed_secret = $2",
+            [key, old, new]
+        ).affectedRows == 1
+    }
+
+    public func associatedData(key: String) -> [UInt8] { FactorServiceStore.associatedData(key) }
 }

@@ -27,6 +27,25 @@ public struct StoredEnrollments: UserEnrollments {
     }
 }
 
+/// The factors' states of the users' enrolments (TOTP secrets, say), as a master-key rotation re-seals them
+/// (`tessera reseal`); their SQL stays in ``EnrollmentStore``.
+public struct EnrollmentSecrets: SealedSecretsTable {
+    /// The table's secrets.
+    public init() {}
+
+    public var table: String { "mfa_enrollments" }
+
+    public func envelopes(_ db: any SQLRunner, after key: String?, limit: Int) async throws -> [SealedEnvelope] {
+        try await EnrollmentStore.sealedStates(db, after: key, limit: limit)
+    }
+
+    public func replace(_ db: any SQLRunner, key: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await EnrollmentStore.replaceSealedState(db, enrollmentID: key, old: old, new: new)
+    }
+
+    public func associatedData(key: String) -> [UInt8] { Array(key.utf8) }
+}
+
 /// The router's queries on `mfa_enrollments`. Every query names the owner, so one user's enrolment is never
 /// reached through another's credential. The factor's state is sealed under the master key, bound to the
 /// enrolment id, and opened only here.
@@ -92,6 +111,33 @@ enum EnrollmentStore {
                 enrollment: enrollment, lockedUntil: try row.decode(Date?.self, at: 7),
                 failures: try row.decode(Int.self, at: 8))
         }
+    }
+
+    /// Up to `limit` sealed states, by enrolment id, after `enrollmentID` (from the first when nil).
+    static func sealedStates(
+        _ db: some SQLRunner, after enrollmentID: String?, limit: Int
+    ) async throws
+        -> [SealedEnvelope]
+    {
+        let result = try await db.query(
+            """
+            SELECT enrollment_id, sealed_state FROM mfa_enrollments
+            WHERE enrollment_id > coalesce($1::text, '') AND sealed_state IS NOT NULL
+            ORDER BY enrollment_id LIMIT $2
+            """, [enrollmentID, limit])
+        return try result.rows.map {
+            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
+        }
+    }
+
+    /// Replaces the sealed state of `enrollmentID` with `new` when it still is `old`; whether it did.
+    static func replaceSealedState(
+        _ db: some SQLRunner, enrollmentID: String, old: [UInt8], new: [UInt8]
+    ) async throws -> Bool {
+        try await db.query(
+            "UPDATE mfa_enrollments SET sealed_state = $3 WHERE enrollment_id = $1 AND sealed_state = $2",
+            [enrollmentID, old, new]
+        ).affectedRows == 1
     }
 
     /// Locks the owner's row until the transaction ends, so concurrent enrolments of one user are counted one

@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     public var bootstrapAdminKey: String?
     /// The file holding the 32-byte master key.
     public var masterKeyFile: String?
+    /// Files of master keys that still open what they sealed but seal nothing (`--previous-master-key-file`): the
+    /// keys of before a rotation, until `tessera reseal` has run and the short-lived secrets they sealed expired.
+    public var previousMasterKeyFiles: [String] = []
     /// Where SMS are delivered; nil writes them to the log.
     public var smsWebhookURL: String?
     /// Where e-mail is delivered; nil writes it to the log.
@@ -59,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         public var loops: String?
         public var bootstrapAdminKey: String?
         public var masterKeyFile: String?
+        public var previousMasterKeyFiles: [String] = []
         public var smsWebhookURL: String?
         public var emailWebhookURL: String?
         public var appVerification: String?
@@ -152,6 +156,8 @@ public struct ServerConfiguration: Sendable {
             smsWebhookURL: smsWebhookURL, emailWebhookURL: emailWebhookURL, appVerification: appVerification,
             trustedProxies: trustedProxies, migrateAtStart: !options.noMigrate)
         configuration.remoteFactors = Set(remoteTexts)
+        configuration.previousMasterKeyFiles = try previousMasterKeyFiles(
+            options.previousMasterKeyFiles, environment: environment, current: configuration.masterKeyFile)
         configuration.developmentMode = options.dev || environment["TESSERA_DEV"] == "1"
         if let text = value(options.retentionInterval, "TESSERA_RETENTION_INTERVAL") {
             guard let seconds = Int(text), (0...86_400).contains(seconds) else {
@@ -176,6 +182,23 @@ public struct ServerConfiguration: Sendable {
             value(options.maxPasswordAttemptsPerClient, "TESSERA_MAX_PASSWORD_ATTEMPTS_PER_CLIENT"),
             option: "--max-password-attempts-per-client", default: configuration.maxPasswordAttemptsPerClient)
         return configuration
+    }
+
+    /// The previous master keys' files: the options, else `TESSERA_PREVIOUS_MASTER_KEY_FILES` (comma-separated);
+    /// they need a current key.
+    public static func previousMasterKeyFiles(
+        _ options: [String], environment: [String: String], current: String?
+    ) throws(Invalid) -> [String] {
+        var files = options
+        if files.isEmpty, let fromEnvironment = environment["TESSERA_PREVIOUS_MASTER_KEY_FILES"] {
+            files = fromEnvironment.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        }
+        if !files.isEmpty, current == nil {
+            throw Invalid(
+                description: "--previous-master-key-file needs --master-key-file: previous keys only open, "
+                    + "the current one seals")
+        }
+        return files
     }
 
     /// Whether `issuer` (an http(s) URL) names this machine: `localhost`, 127.0.0.0/8 or `[::1]`.

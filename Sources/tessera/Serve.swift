@@ -39,6 +39,12 @@ struct Serve: AsyncParsableCommand {
     var bootstrapAdminKey: String?
     @Option(help: "File with the 32-byte master key (TESSERA_MASTER_KEY_FILE).")
     var masterKeyFile: String?
+    @Option(
+        help: """
+            File with a master key of before a rotation, which still opens what it sealed but seals nothing; \
+            repeatable (TESSERA_PREVIOUS_MASTER_KEY_FILES, comma-separated).
+            """)
+    var previousMasterKeyFile: [String] = []
     @Option(help: "Where SMS are delivered (TESSERA_SMS_WEBHOOK_URL; default: the log).")
     var smsWebhookURL: String?
     @Option(help: "Where e-mail is delivered (TESSERA_EMAIL_WEBHOOK_URL; default: the log).")
@@ -90,6 +96,7 @@ struct Serve: AsyncParsableCommand {
         options.loops = loops
         options.bootstrapAdminKey = bootstrapAdminKey
         options.masterKeyFile = masterKeyFile
+        options.previousMasterKeyFiles = previousMasterKeyFile
         options.smsWebhookURL = smsWebhookURL
         options.emailWebhookURL = emailWebhookURL
         options.appVerification = appVerification
@@ -105,6 +112,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = try ServerConfiguration.resolve(
             options, environment: environment, processorCount: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let masterKey = try configuration.masterKeyFile.map { try MasterKey.load(fromFile: $0) }
+        let keyRing = try SecretsKeyRing.make(
+            masterKey: masterKey, previous: try configuration.previousMasterKeyFiles.map(MasterKey.load(fromFile:)))
         let logger = makeLogger(environment: environment)
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
@@ -126,7 +135,7 @@ struct Serve: AsyncParsableCommand {
             configuration.smsWebhookURL.map { WebhookSMSSender(webhook: webhook, url: $0, logger: logger) }
             ?? LogSMSSender(logger: logger, revealsCodes: masterKey == nil)
         let services = try CoreServices(
-            database: database, issuer: configuration.issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
+            database: database, issuer: configuration.issuer, keyRing: keyRing,
             email: CountingEmailSender(wrapping: email, registry: metrics), enrollments: StoredEnrollments(),
             passwordsPerClientMinute: configuration.maxPasswordAttemptsPerClient)
         let factorServiceClient = try HTTPClient(
@@ -144,6 +153,10 @@ struct Serve: AsyncParsableCommand {
             await database.shutdown()
             group.shutdown()
             throw (error as? PostgresError).map { ValidationError($0.message) } ?? error
+        }
+        if let masterKey, keyRing.keyIDs.count > 1 {
+            let previous = keyRing.keyIDs.filter { $0 != masterKey.keyID }.joined(separator: ", ")
+            logger.info("master key \(masterKey.keyID) seals; previous master keys \(previous) only open")
         }
         if masterKey == nil {
             logger.warning(

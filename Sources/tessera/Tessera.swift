@@ -1,12 +1,14 @@
 import ArgumentParser
 
-/// The `tessera` command: `serve`, `migrate` and `admin`.
+/// The `tessera` command: `serve`, `migrate`, `janitor`, `reseal`, `admin` and `factor`.
 @main
 struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Tessera, a self-hosted multi-tenant authentication server.",
-        subcommands: [Serve.self, Migrate.self, JanitorCommand.self, Admin.self, FactorCommand.self]
+        subcommands: [
+            Serve.self, Migrate.self, JanitorCommand.self, ResealCommand.self, Admin.self, FactorCommand.self,
+        ]
     )
 
     /// Runs the command line; any error other than a help or version request is one line on stderr and

@@ -47,6 +47,22 @@ import Testing
         }
     }
 
+    @Test func previousMasterKeysComeFromOptionsOrTheEnvironmentAndNeedACurrentOne() throws {
+        #expect(try resolve().previousMasterKeyFiles.isEmpty)
+        let fromOptions = try resolve({
+            $0.masterKeyFile = "/new"
+            $0.previousMasterKeyFiles = ["/old", "/older"]
+        })
+        #expect(fromOptions.previousMasterKeyFiles == ["/old", "/older"])
+        let fromEnvironment = try resolve(
+            environment: ["TESSERA_MASTER_KEY_FILE": "/new", "TESSERA_PREVIOUS_MASTER_KEY_FILES": "/old, /older,"])
+        #expect(fromEnvironment.previousMasterKeyFiles == ["/old", "/older"])
+        #expect(throws: ServerConfiguration.Invalid.self) { try resolve({ $0.previousMasterKeyFiles = ["/old"] }) }
+        #expect(throws: ServerConfiguration.Invalid.self) {
+            try resolve(environment: ["TESSERA_PREVIOUS_MASTER_KEY_FILES": "/old"])
+        }
+    }
+
     @Test func theRetentionIntervalIsSecondsFromZeroToADay() throws {
         #expect(try resolve().retentionInterval == 60)
         #expect(try resolve({ $0.retentionInterval = "0" }).retentionInterval == 0)

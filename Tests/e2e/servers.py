@@ -45,12 +45,14 @@ def _wait_healthy(process: subprocess.Popen, listeners: list[Listener], log_path
 
 
 @contextmanager
-def extra_server(name: str, issuer: str, options: list[str], *, admin: bool = False
+def extra_server(name: str, issuer: str, options: list[str], *, admin: bool = False,
+                 database_url: str | None = None, master_key_file: str | None = None
                  ) -> Iterator[tuple[Listener, Listener | None]]:
     """Runs `tessera serve OPTIONS` with its public listener (and, when `admin`, its admin listener) on free ports,
     without migrating, its log in test-output/e2e-NAME-server.log; yields the listeners once both are healthy and
     stops the server with SIGTERM after, failing unless it exits 0 within 15 s. Only the options given and the
-    suite's database and master key apply: no TESSERA_* variable of the environment reaches it."""
+    suite's database and master key (or `database_url` and `master_key_file`) apply: no TESSERA_* variable of the
+    environment reaches it."""
     missing = [variable for variable in NEEDED if not os.environ.get(variable)]
     if missing:
         pytest.skip(f"{', '.join(missing)} not set: run the suite through scripts/e2e.sh")
@@ -59,10 +61,12 @@ def extra_server(name: str, issuer: str, options: list[str], *, admin: bool = Fa
     log_path = server_log(name)
     log_path.parent.mkdir(exist_ok=True)
     environment = {variable: value for variable, value in os.environ.items() if not variable.startswith("TESSERA_")}
-    command = [os.environ["TESSERA_BIN"], "serve", "--database-url", os.environ["TESSERA_TEST_DATABASE_URL"],
+    command = [os.environ["TESSERA_BIN"], "serve",
+               "--database-url", database_url or os.environ["TESSERA_TEST_DATABASE_URL"],
                "--listen", f"127.0.0.1:{port}",
                "--admin-listen", f"127.0.0.1:{admin_port}" if admin_port else "none", "--issuer", issuer,
-               "--master-key-file", os.environ["TESSERA_E2E_MASTER_KEY_FILE"], "--no-migrate", *options]
+               "--master-key-file", master_key_file or os.environ["TESSERA_E2E_MASTER_KEY_FILE"], "--no-migrate",
+               *options]
     if "--retention-interval" not in options:
         # Tests plant expired rows to see how they are answered; only the janitor's own test runs one.
         command += ["--retention-interval", "0"]

@@ -163,6 +163,34 @@ public final class SigningKeys: Sendable {
     }
 }
 
+/// The signing keys' sealed private keys, retired ones included, as a master-key rotation re-seals them
+/// (`tessera reseal`). The keys themselves do not change, so the servers' caches stay right.
+public struct SigningKeySecrets: SealedSecretsTable {
+    /// The table's secrets.
+    public init() {}
+
+    public var table: String { "signing_keys" }
+
+    public func envelopes(_ db: any SQLRunner, after key: String?, limit: Int) async throws -> [SealedEnvelope] {
+        let result = try await db.query(
+            """
+            SELECT kid, sealed_private_key FROM signing_keys WHERE kid > coalesce($1::text, '') ORDER BY kid LIMIT $2
+            """, [key, limit])
+        return try result.rows.map {
+            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
+        }
+    }
+
+    public func replace(_ db: any SQLRunner, key: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await db.query(
+            "UPDATE signing_keys SET sealed_private_key = $3 WHERE kid = $1 AND sealed_private_key = $2",
+            [key, old, new]
+        ).affectedRows == 1
+    }
+
+    public func associatedData(key: String) -> [UInt8] { Array(key.utf8) }
+}
+
 /// A state of `signing_keys` the server cannot sign with.
 enum SigningKeyError: Error, CustomStringConvertible {
     /// Every key is retired; ``SigningKeys/prepare()`` was not run.
