@@ -8,10 +8,12 @@ import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
-/// `grant_type=authorization_code`: PKCE, redirect URI, client, expiry, replay, and the tokens it issues.
+/// `grant_type=authorization_code`: PKCE, redirect URI, client, expiry, replay, and the tokens it issues; each test
+/// runs with the client read in the grant's round trip and with the client cached (the two statements of
+/// ``TokenEndpoint``).
 @Suite struct AuthorizationCodeGrantTests {
-    @Test func aCodeBecomesSignedTokensWithTheRightClaims() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aCodeBecomesSignedTokensWithTheRightClaims(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
             let answer = await oauth.redeem(try await oauth.code(for: user.id, client: client), client: client)
@@ -57,8 +59,10 @@ import Testing
         }
     }
 
-    @Test func noIDTokenWithoutOpenIDAndNoRefreshTokenWithoutTheGrant() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func noIDTokenWithoutOpenIDAndNoRefreshTokenWithoutTheGrant(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(grantTypes: [.authorizationCode])
             let user = try await oauth.user()
             let answer = await oauth.redeem(
@@ -70,8 +74,8 @@ import Testing
         }
     }
 
-    @Test func secondFactorAndTenantReachTheClaims() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func secondFactorAndTenantReachTheClaims(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let tenant = try await oauth.tenant()
             let client = try await oauth.client(scopes: ["openid", "phone"], tenantID: tenant)
             let user = try await oauth.user(tenantID: tenant, phoneNumber: "+15555550100")
@@ -91,8 +95,8 @@ import Testing
         }
     }
 
-    @Test func aUserOfAnotherTenantThanTheClientGetsNothing() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aUserOfAnotherTenantThanTheClientGetsNothing(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(tenantID: try await oauth.tenant())
             let user = try await oauth.user()
             let answer = await oauth.redeem(try await oauth.code(for: user.id, client: client), client: client)
@@ -100,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func aWrongVerifierSpendsTheCode() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aWrongVerifierSpendsTheCode(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
             let code = try await oauth.code(for: user.id, client: client)
@@ -112,8 +116,10 @@ import Testing
         }
     }
 
-    @Test func aMissingOrMalformedVerifierIsAnInvalidRequestAndLeavesTheCode() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aMissingOrMalformedVerifierIsAnInvalidRequestAndLeavesTheCode(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
             let code = try await oauth.code(for: user.id, client: client)
@@ -130,8 +136,8 @@ import Testing
         }
     }
 
-    @Test func aWrongRedirectURIOrClientSpendsTheCode() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aWrongRedirectURIOrClientSpendsTheCode(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(redirectURIs: [OAuthHarness.redirectURI, "com.example.app:/other"])
             let other = try await oauth.client()
             let user = try await oauth.user()
@@ -150,8 +156,8 @@ import Testing
         }
     }
 
-    @Test func aLoopbackCodeIsRedeemedWithItsOwnPortOnly() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aLoopbackCodeIsRedeemedWithItsOwnPortOnly(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(redirectURIs: ["http://127.0.0.1/callback"])
             let user = try await oauth.user()
             let port = Int.random(in: 49152...65000)
@@ -169,8 +175,8 @@ import Testing
         }
     }
 
-    @Test func aCodeExpiresAfterSixtySeconds() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aCodeExpiresAfterSixtySeconds(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
             let late = try await oauth.code(for: user.id, client: client)
@@ -184,8 +190,8 @@ import Testing
         }
     }
 
-    @Test func aReplayedCodeRevokesWhatItIssued() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aReplayedCodeRevokesWhatItIssued(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let resourceServer = try await oauth.client(.confidential)
             let user = try await oauth.user()
@@ -203,8 +209,8 @@ import Testing
         }
     }
 
-    @Test func aDisabledOrDeletedUserGetsNoTokens() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aDisabledOrDeletedUserGetsNoTokens(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let disabled = try await oauth.user()
             let code = try await oauth.code(for: disabled.id, client: client)
@@ -215,8 +221,8 @@ import Testing
         }
     }
 
-    @Test func revokingTheSignInVoidsItsUnredeemedCodes() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func revokingTheSignInVoidsItsUnredeemedCodes(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
             let signIn = try await Self.signIn(of: user.id, oauth)
@@ -233,8 +239,10 @@ import Testing
         }
     }
 
-    @Test func aClientWithoutRefreshTokensStoresNoFamilyAndItsTokensNameTheSignIn() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aClientWithoutRefreshTokensStoresNoFamilyAndItsTokensNameTheSignIn(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(grantTypes: [.authorizationCode])
             let resourceServer = try await oauth.client(.confidential)
             let user = try await oauth.user()
@@ -259,8 +267,10 @@ import Testing
         }
     }
 
-    @Test func deletingTheClientEndsTheAccessTokensThatNameASignIn() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func deletingTheClientEndsTheAccessTokensThatNameASignIn(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(grantTypes: [.authorizationCode])
             let resourceServer = try await oauth.client(.confidential)
             let user = try await oauth.user()
@@ -274,8 +284,10 @@ import Testing
         }
     }
 
-    @Test func aClientWithoutTheGrantIsUnauthorizedAndTheCodeSurvives() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aClientWithoutTheGrantIsUnauthorizedAndTheCodeSurvives(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(grantTypes: [.refreshToken])
             let user = try await oauth.user()
             let code = try await oauth.code(for: user.id, client: client)
@@ -287,8 +299,8 @@ import Testing
         }
     }
 
-    @Test func unknownCodesAreInvalidGrants() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func unknownCodesAreInvalidGrants(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             #expect(await oauth.redeem("no-such-code", client: client).error == "invalid_grant")
         }

@@ -2,15 +2,16 @@ import FoundationEssentials
 import Logging
 import MultiFactor
 import PhoneCodes
-import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
 import TesseraJSON
-import TesseraOAuth
 import TesseraPostgres
 import TesseraServer
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraCore
+@testable import TesseraOAuth
 
 /// The OAuth endpoints over the test database with a manual clock, and the set-up their tests repeat: clients and
 /// users as plain rows, codes issued as the authorize endpoint issues them, requests as in-process HTTP requests.
@@ -20,21 +21,28 @@ struct OAuthHarness {
     let token: TokenEndpoint
     let revocation: RevocationEndpoint
     let introspection: IntrospectionEndpoint
+    /// Whether ``client(_:redirectURIs:grantTypes:scopes:defaultScopes:tenantID:accessTokenTTL:refreshTokenTTL:)``
+    /// reads each new client into the environment's cache, as a server's first request of a client does, so that
+    /// ``redeem(_:client:redirectURI:verifier:)`` takes the path of a cached client; without, each redemption finds
+    /// the cache empty and reads the client in its round trip.
+    let clientsCached: Bool
 
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let redirectURI = "com.example.app:/oauth2redirect"
 
-    /// Runs `body` with fresh endpoints over the whole schema.
-    static func run<T>(_ body: (OAuthHarness) async throws -> T) async throws -> T {
+    /// Runs `body` with fresh endpoints over the whole schema; with `clientsCached`, every client it makes is
+    /// cached before the test uses it.
+    static func run<T>(clientsCached: Bool = false, _ body: (OAuthHarness) async throws -> T) async throws -> T {
         try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
-            try await body(OAuthHarness(core: core))
+            try await body(OAuthHarness(core: core, clientsCached: clientsCached))
         }
     }
 
     /// Endpoints over `core`; codes are sealed and opened with `codeKeys`, refresh tokens with `refreshTokenKeys`
     /// (default: the services').
-    init(core: CoreHarness, codeKeys: KeyRing? = nil, refreshTokenKeys: KeyRing? = nil) {
+    init(core: CoreHarness, codeKeys: KeyRing? = nil, refreshTokenKeys: KeyRing? = nil, clientsCached: Bool = false) {
         self.core = core
+        self.clientsCached = clientsCached
         let factors = StandardFactors.registry(
             phoneCodes: SMSCodeIssuer(sender: LoginSMSSender(), appVerification: .disabledForTesting))
         environment = OAuthEnvironment(
@@ -82,6 +90,7 @@ struct OAuthHarness {
                 OAuthClients.joined(grantTypes.map(\.rawValue)), OAuthClients.joined(scopes),
                 defaultScopes.map(OAuthClients.joined), accessTokenTTL, refreshTokenTTL, digest,
             ])
+        if clientsCached { #expect(try await environment.client(id) != nil) }
         return Client(id: id, secret: secret)
     }
 
@@ -152,7 +161,8 @@ struct OAuthHarness {
         _ code: String, client: Client, redirectURI: String = OAuthHarness.redirectURI,
         verifier: String = OAuthHarness.verifier
     ) async -> Answer {
-        await post(
+        if !clientsCached { environment.clients.invalidate(key: nil) }
+        return await post(
             .token,
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),

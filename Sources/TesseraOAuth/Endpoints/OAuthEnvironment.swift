@@ -65,6 +65,11 @@ public struct OAuthEnvironment: Sendable {
         }
     }
 
+    /// The client `clientID` when cached: `.some(nil)` when it is known not to exist, nil when not cached.
+    func cachedClient(_ clientID: String) -> OAuthClient?? {
+        clients.cached(clientID).value
+    }
+
     /// Runs `queries` as one pipeline (one round trip, one implicit transaction) on the calling loop's pool, led by
     /// the read of client `clientID` unless it is cached; returns the client (nil when there is none) and the
     /// results of `queries`.
