@@ -10,7 +10,8 @@ import Testing
 
 /// A grant's refresh token kept in its family's row (``GrantRefreshToken``): a rotation updates that row and leaves
 /// no other; only a token Tessera issued for a family can revoke it as a reuse; tokens of before (rows of
-/// `refresh_tokens`) keep working once; a master-key rotation keeps the current token valid.
+/// `refresh_tokens`) keep working once; a master-key rotation keeps the current token valid. Each test of the endpoint
+/// runs with the client read in the grant's round trip and with the client cached.
 @Suite struct GrantRefreshTokenTests {
     static func familyID(of token: String) -> String { String(token.prefix { $0 != "." }) }
 
@@ -45,8 +46,10 @@ import Testing
         }
     }
 
-    @Test func aRotationReplacesTheTokenInTheFamilysRowAndLeavesNoOtherRow() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aRotationReplacesTheTokenInTheFamilysRowAndLeavesNoOtherRow(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, _, tokens) = try await oauth.signedIn()
             let first = try #require(tokens["refresh_token"])
             let familyID = Self.familyID(of: first)
@@ -59,8 +62,10 @@ import Testing
         }
     }
 
-    @Test func aTokenTesseraDidNotIssueForTheFamilyRevokesNothing() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aTokenTesseraDidNotIssueForTheFamilyRevokesNothing(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, _, tokens) = try await oauth.signedIn()
             let token = try #require(tokens["refresh_token"])
             let familyID = Self.familyID(of: token)
@@ -84,8 +89,10 @@ import Testing
         }
     }
 
-    @Test func twoRotationsOfOneTokenAtOnceLetOneThroughAndRevokeTheFamily() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func twoRotationsOfOneTokenAtOnceLetOneThroughAndRevokeTheFamily(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, _, tokens) = try await oauth.signedIn()
             let token = try #require(tokens["refresh_token"])
             async let first = oauth.refresh(token, client: client)
@@ -115,8 +122,10 @@ import Testing
         return (legacy.secret, familyID)
     }
 
-    @Test func aTokenOfBeforeRefreshesOnceIntoTheNewFormAndItsReuseRevokes() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aTokenOfBeforeRefreshesOnceIntoTheNewFormAndItsReuseRevokes(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(.confidential)
             let (legacy, familyID) = try await Self.legacyToken(oauth, client: client)
             let introspected = await oauth.introspect(legacy, as: client)
@@ -138,8 +147,10 @@ import Testing
     /// A server of the previous version spends a token of before in its row (marks it used, inserts the next); an
     /// upgraded server presented the same token at that moment waits for that row, then sees it spent: a reuse,
     /// never a second rotation.
-    @Test func aTokenOfBeforeBeingSpentByAServerOfThePreviousVersionIsNotSpentTwice() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func aTokenOfBeforeBeingSpentByAServerOfThePreviousVersionIsNotSpentTwice(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let (legacy, familyID) = try await Self.legacyToken(oauth, client: client)
             let digest = try SecretDigest.of(legacy)
@@ -169,8 +180,8 @@ import Testing
         }
     }
 
-    @Test func revokingATokenOfBeforeRevokesItsGrant() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func revokingATokenOfBeforeRevokesItsGrant(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client()
             let (legacy, _) = try await Self.legacyToken(oauth, client: client)
             #expect(await oauth.post(.revoke, [("token", legacy)] + client.formCredentials).status == 200)
@@ -178,14 +189,18 @@ import Testing
         }
     }
 
-    @Test func theCurrentTokenOutlivesTheMasterKeyItWasSealedUnder() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func theCurrentTokenOutlivesTheMasterKeyItWasSealedUnder(
+        clientCached: Bool
+    ) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             func masterKey() throws -> MasterKey {
                 try MasterKey(key: try SymmetricKey(bytes: try SecureRandom.bytes(count: 32)))
             }
             let (old, new) = (try masterKey(), try masterKey())
             func harness(_ ring: KeyRing) throws -> OAuthHarness {
-                OAuthHarness(core: oauth.core, refreshTokenKeys: try ring.derived(purpose: "refresh token"))
+                OAuthHarness(
+                    core: oauth.core, refreshTokenKeys: try ring.derived(purpose: "refresh token"),
+                    clientsCached: clientCached)
             }
             let before = try harness(try KeyRing(current: old))
             let rotating = try harness(try KeyRing(current: new, previous: [old]))

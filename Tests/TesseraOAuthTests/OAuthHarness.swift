@@ -23,8 +23,8 @@ struct OAuthHarness {
     let introspection: IntrospectionEndpoint
     /// Whether ``client(_:redirectURIs:grantTypes:scopes:defaultScopes:tenantID:accessTokenTTL:refreshTokenTTL:)``
     /// reads each new client into the environment's cache, as a server's first request of a client does, so that
-    /// ``redeem(_:client:redirectURI:verifier:)`` takes the path of a cached client; without, each redemption finds
-    /// the cache empty and reads the client in its round trip.
+    /// ``redeem(_:client:redirectURI:verifier:)`` and ``refresh(_:client:scope:)`` take the paths of a cached client;
+    /// without, each of them finds the cache empty and reads the client in its round trip.
     let clientsCached: Bool
 
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -172,7 +172,8 @@ struct OAuthHarness {
 
     /// Uses `refreshToken` as `client`.
     func refresh(_ refreshToken: String, client: Client, scope: String? = nil) async -> Answer {
-        await post(
+        if !clientsCached { environment.clients.invalidate(key: nil) }
+        return await post(
             .token,
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (scope.map { [("scope", $0)] } ?? [])
                 + client.formCredentials)

@@ -8,10 +8,11 @@ import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
-/// `grant_type=refresh_token`: rotation, reuse detection, client binding, scope narrowing, revocation.
+/// `grant_type=refresh_token`: rotation, reuse detection, client binding, scope narrowing, revocation; each test runs
+/// with the client read in the grant's round trip and with the client cached (the two statements of ``TokenEndpoint``).
 @Suite struct RefreshTokenGrantTests {
-    @Test func refreshTokensRotateAndReuseRevokesTheFamily() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func refreshTokensRotateAndReuseRevokesTheFamily(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, user, tokens) = try await oauth.signedIn()
             let first = try #require(tokens["refresh_token"])
             let second = await oauth.refresh(first, client: client)
@@ -34,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func anotherClientCannotUseTheRefreshToken() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func anotherClientCannotUseTheRefreshToken(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, _, tokens) = try await oauth.signedIn()
             let other = try await oauth.client()
             let refreshToken = try #require(tokens["refresh_token"])
@@ -44,8 +45,8 @@ import Testing
         }
     }
 
-    @Test func scopeMayNarrowButNotWiden() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func scopeMayNarrowButNotWiden(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, _, tokens) = try await oauth.signedIn()
             let refreshToken = try #require(tokens["refresh_token"])
             let wider = await oauth.refresh(refreshToken, client: client, scope: "openid phone")
@@ -63,8 +64,8 @@ import Testing
         }
     }
 
-    @Test func theClientsRefreshTokenLifetimeApplies() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func theClientsRefreshTokenLifetimeApplies(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let client = try await oauth.client(refreshTokenTTL: 100)
             let user = try await oauth.user()
             let tokens = await oauth.redeem(try await oauth.code(for: user.id, client: client), client: client)
@@ -77,8 +78,8 @@ import Testing
         }
     }
 
-    @Test func revokedOrDisabledUsersCannotRefresh() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func revokedOrDisabledUsersCannotRefresh(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let resourceServer = try await oauth.client(.confidential)
             let (client, user, tokens) = try await oauth.signedIn()
             let accessToken = try #require(tokens["access_token"])
@@ -100,8 +101,8 @@ import Testing
         }
     }
 
-    @Test func rpcAndOAuthRefreshTokensDoNotCross() async throws {
-        try await OAuthHarness.run { oauth in
+    @Test(arguments: [false, true]) func rpcAndOAuthRefreshTokensDoNotCross(clientCached: Bool) async throws {
+        try await OAuthHarness.run(clientsCached: clientCached) { oauth in
             let (client, user, tokens) = try await oauth.signedIn()
             let tokensService = oauth.core.services.tokens
             let oauthRefresh = try #require(tokens["refresh_token"])

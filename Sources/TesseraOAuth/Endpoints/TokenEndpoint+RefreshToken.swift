@@ -4,12 +4,14 @@ import TesseraHTTP
 import TesseraPostgres
 
 extension TokenEndpoint {
-    /// The `refresh_token` grant (RFC 6749 §6) in one round trip: a pipeline of the client's row (unless cached) and one
-    /// statement that replaces the family's current refresh token by a new one (valid the client's `refreshTokenTTL`)
-    /// in the family's row, and returns the family and its user. Only families of the authenticated client are
-    /// refreshed; `scope` may narrow the new access token's scope, never widen it (`invalid_scope`); the family keeps
-    /// its scope. A token of before ``GrantRefreshToken`` (a row of `refresh_tokens`) takes a round trip more to find
-    /// its family, and is spent in its row as the family moves to the new form.
+    /// The `refresh_token` grant (RFC 6749 §6) in one round trip: one statement that replaces the family's current
+    /// refresh token by a new one (valid the client's `refreshTokenTTL`) in the family's row, and returns the family
+    /// and its user. A client the server has cached is authenticated against its cached row first and the statement
+    /// is one `UPDATE` (``cachedClientRefreshStatement``); otherwise the client's row is read in the same pipeline and
+    /// the statement checks it (``refreshStatement``). Only families of the authenticated client are refreshed;
+    /// `scope` may narrow the new access token's scope, never widen it (`invalid_scope`); the family keeps its scope.
+    /// A token of before ``GrantRefreshToken`` (a row of `refresh_tokens`) takes a round trip more to find its family,
+    /// and is spent in its row, by ``refreshStatement``, as the family moves to the new form.
     ///
     /// When nothing was refreshed a second round trip finds out why, and revokes the family when its own client
     /// presented a token issued for it that was already replaced (reuse means theft, or a client racing itself).
@@ -18,7 +20,6 @@ extension TokenEndpoint {
         let requested = try form["scope"].map { text throws(OAuthError) in try Scope(parsing: text) }
         let now = environment.clock.now()
         let digest = try SecretDigest.of(token)
-        let secretDigest = try credentials.secretDigest()
         let clientID = credentials.clientID
         let parsed = GrantRefreshToken.parse(token)
         let familyID: String
@@ -31,19 +32,33 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the refresh token is invalid, expired or revoked")
         }
         let replacement = try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        let (found, results) = try await environment.pipeline(
-            clientID: clientID,
-            [
-                PostgresQuery(
-                    Self.refreshStatement,
-                    [
-                        digest, clientID, now, replacement.digest, requested?.text, secretDigest, familyID,
-                        parsed == nil,
-                    ])
-            ])
-        let client = try credentials.authenticate(found)
-        try require(.refreshToken, by: client)
-        guard let row = results[0].rows.first else {
+        let client: OAuthClient
+        let result: PostgresResult
+        if parsed != nil, let cached = environment.cachedClient(clientID) {
+            client = try credentials.authenticate(cached)
+            try require(.refreshToken, by: client)
+            let parameters: [any PostgresEncodable] = [
+                digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID,
+            ]
+            result = try await environment.database.withPool { pool in
+                try await pool.query(Self.cachedClientRefreshStatement, parameters)
+            }
+        } else {
+            let (found, results) = try await environment.pipeline(
+                clientID: clientID,
+                [
+                    PostgresQuery(
+                        Self.refreshStatement,
+                        [
+                            digest, clientID, now, replacement.digest, requested?.text,
+                            try credentials.secretDigest(), familyID, parsed == nil,
+                        ])
+                ])
+            client = try credentials.authenticate(found)
+            try require(.refreshToken, by: client)
+            result = results[0]
+        }
+        guard let row = result.rows.first else {
             throw try await refreshFailure(
                 digest, parsed: parsed, clientID: clientID, requested: requested, now: now)
         }
@@ -144,5 +159,21 @@ extension TokenEndpoint {
             UPDATE refresh_tokens SET used_at = $3 WHERE $8 AND token_hash = $1 AND EXISTS (SELECT 1 FROM used)
         )
         SELECT * FROM used
+        """
+
+    /// ``refreshStatement`` for a token of ``GrantRefreshToken``'s form and a client the server has authenticated
+    /// against its cached row, which it does not read again: one `UPDATE` of the family's row, where $6 is the
+    /// client's refresh-token lifetime in seconds (not a secret's digest) and there is no $8. Its rows are those of
+    /// ``refreshStatement``. Measured with pgbench on the durable benchmark cluster, it takes about a sixth less of the
+    /// database's CPU (docs/benchmarks.md, "2026-11-28").
+    static let cachedClientRefreshStatement = """
+        UPDATE token_families f SET refresh_token_hash = $4, refresh_issued_at = $3,
+            refresh_expires_at = $3 + $6::integer * interval '1 second'
+        FROM users u
+        WHERE f.family_id = $7 AND f.client_id = $2 AND f.revoked_at IS NULL AND f.refresh_token_hash = $1
+            AND f.refresh_expires_at > $3 AND u.user_id = f.user_id AND NOT u.disabled
+            AND ($5::text IS NULL OR string_to_array($5::text, ' ') <@ string_to_array(f.scope, ' '))
+        RETURNING f.scope, f.auth_time, f.sign_in_provider, f.second_factor, u.user_id, u.tenant_id, u.email,
+            u.email_verified, u.phone_number, u.display_name
         """
 }
