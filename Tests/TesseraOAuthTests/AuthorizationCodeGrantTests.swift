@@ -1,12 +1,13 @@
 import FoundationEssentials
-import TesseraCore
 import TesseraCrypto
 import TesseraHTTP
 import TesseraJSON
-import TesseraOAuth
 import TesseraPostgres
 import TesseraTestSupport
 import Testing
+
+@testable import TesseraCore
+@testable import TesseraOAuth
 
 /// `grant_type=authorization_code`: PKCE, redirect URI, client, expiry, replay, and the tokens it issues; each test
 /// runs with the client read in the grant's round trip and with the client cached (the two statements of
@@ -281,6 +282,27 @@ import Testing
             #expect(await oauth.introspect(accessToken, as: resourceServer).json["active"] == true)
             try await oauth.core.sql("DELETE FROM oauth_clients WHERE client_id = $1", [client.id])
             #expect(await oauth.introspect(accessToken, as: resourceServer).json == ["active": false])
+        }
+    }
+
+    @Test func aCodeRedeemedWhileTheCacheStillHeldItsDeletedClientGivesTokensThatNothingAccepts() async throws {
+        try await OAuthHarness.run(clientsCached: true) { oauth in
+            let client = try await oauth.client()
+            let resourceServer = try await oauth.client(.confidential)
+            let user = try await oauth.user()
+            let code = try await oauth.code(for: user.id, client: client)
+            // Deleted without a change notice (as by hand in psql): this server's cache still holds the client, which
+            // it serves within the staleness bound; the client's families went with it.
+            try await oauth.core.sql("DELETE FROM oauth_clients WHERE client_id = $1", [client.id])
+            let answer = await oauth.redeem(code, client: client)
+            #expect(answer.status == 200)
+            let accessToken = try #require(answer["access_token"])
+            let refreshToken = try #require(answer["refresh_token"])
+            // Before, introspection found the family made after the deletion and answered active.
+            #expect(await oauth.introspect(accessToken, as: resourceServer).json == ["active": false])
+            oauth.environment.clients.invalidate(key: nil)
+            let refreshed = await oauth.refresh(refreshToken, client: client)
+            #expect(refreshed.status == 401 && refreshed.error == "invalid_client")
         }
     }
 

@@ -53,14 +53,16 @@ public struct IntrospectionEndpoint: Sendable {
         }
         // Revoked by jti (any grant), or through its sign-in, its user or its client: on every server at once. The
         // family is the grant's own (deleted with its client) or, for a client without refresh tokens, the sign-in's.
+        // The client is looked up either way: a server whose cache still held a client deleted a moment before may
+        // have made a family for it after its families were deleted (docs/operations.md, the staleness bound).
         let result = try await environment.database.withPool { pool in
             if let familyID = claims.sid {
                 try await pool.query(
                     """
                     SELECT 1 FROM token_families f JOIN users u ON u.user_id = f.user_id
                     WHERE f.family_id = $1 AND f.user_id = $3 AND f.revoked_at IS NULL
-                        AND (f.client_id = $2 OR f.client_id IS NULL AND EXISTS (
-                            SELECT 1 FROM oauth_clients WHERE client_id = $2))
+                        AND (f.client_id = $2 OR f.client_id IS NULL)
+                        AND EXISTS (SELECT 1 FROM oauth_clients WHERE client_id = $2)
                         AND NOT u.disabled AND NOT EXISTS (SELECT 1 FROM oauth_revoked_access_tokens WHERE jti = $4)
                     """, [familyID, claims.clientID, claims.sub, claims.jti])
             } else {
