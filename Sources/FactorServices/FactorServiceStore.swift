@@ -93,9 +93,7 @@ public struct FactorServiceSecrets: SealedSecretsTable {
             SELECT factor_id, sealed_secret FROM factor_services WHERE factor_id > coalesce($1::text, '')
             ORDER BY factor_id LIMIT $2
             """, [key, limit])
-        return try result.rows.map {
-            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
-        }
+        return try SealedEnvelope.rows(of: result)
     }
 
     public func replace(_ db: any SQLRunner, key: String, old: [UInt8], new: [UInt8]) async throws -> Bool {

@@ -125,9 +125,7 @@ enum EnrollmentStore {
             WHERE enrollment_id > coalesce($1::text, '') AND sealed_state IS NOT NULL
             ORDER BY enrollment_id LIMIT $2
             """, [enrollmentID, limit])
-        return try result.rows.map {
-            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
-        }
+        return try SealedEnvelope.rows(of: result)
     }
 
     /// Replaces the sealed state of `enrollmentID` with `new` when it still is `old`; whether it did.

@@ -2,7 +2,6 @@ import ArgumentParser
 import FoundationEssentials
 import Logging
 import TesseraCore
-import TesseraLoop
 import TesseraPostgres
 import TesseraServer
 
@@ -23,29 +22,22 @@ struct JanitorCommand: AsyncParsableCommand {
             throw ValidationError("--database-url (or TESSERA_DATABASE_URL) is required")
         }
         let logger = makeLogger(environment: environment)
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let database = PostgresClient(
-            configuration: PostgresConfiguration(url: url, connectionsPerLoop: 1), group: group)
-        do {
-            try await database.start(timeout: .seconds(10))
-        } catch {
-            throw ValidationError(error.message)
-        }
-        let janitor = Janitor(database: database, clock: SystemWallClock(), logger: logger)
-        do {
-            var pass = try await janitor.runPass()
-            var deleted = pass.deleted
-            while pass.ranAlone && !pass.complete {
-                pass = try await janitor.runPass()
-                deleted.merge(pass.deleted, uniquingKeysWith: +)
+        try await withCommandDatabase(url: url) { database in
+            let janitor = Janitor(database: database, clock: SystemWallClock(), logger: logger)
+            do {
+                var pass = try await janitor.runPass()
+                var deleted = pass.deleted
+                while pass.ranAlone && !pass.complete {
+                    pass = try await janitor.runPass()
+                    deleted.merge(pass.deleted, uniquingKeysWith: +)
+                }
+                for (table, count) in deleted.sorted(by: { $0.key < $1.key }) { print("\(table) \(count)") }
+                if !pass.ranAlone {
+                    logger.info("another server's janitor is at work; this pass deleted what it could")
+                }
+            } catch {
+                throw ValidationError("janitor pass failed: \(error)")
             }
-            await database.shutdown()
-            for (table, count) in deleted.sorted(by: { $0.key < $1.key }) { print("\(table) \(count)") }
-            if !pass.ranAlone { logger.info("another server's janitor is at work; this pass deleted what it could") }
-        } catch {
-            await database.shutdown()
-            throw ValidationError("janitor pass failed: \(error)")
         }
     }
 }

@@ -4,7 +4,6 @@ import FoundationEssentials
 import MultiFactor
 import TesseraCore
 import TesseraCrypto
-import TesseraLoop
 import TesseraPostgres
 import TesseraServer
 
@@ -44,26 +43,17 @@ struct ResealCommand: AsyncParsableCommand {
         let keyRing = try SecretsKeyRing.make(
             masterKey: try MasterKey.load(fromFile: current), previous: try previousFiles.map(MasterKey.load(fromFile:))
         )
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let database = PostgresClient(
-            configuration: PostgresConfiguration(url: url, connectionsPerLoop: 1), group: group)
-        do {
-            try await database.start(timeout: .seconds(10))
-        } catch {
-            throw ValidationError(error.message)
-        }
-        do {
-            for table in Self.tables {
-                let resealed = try await database.withPool { pool in
-                    try await SealedSecrets.reseal(table, in: pool, keyRing: keyRing)
+        try await withCommandDatabase(url: url) { database in
+            do {
+                for table in Self.tables {
+                    let resealed = try await database.withPool { pool in
+                        try await SealedSecrets.reseal(table, in: pool, keyRing: keyRing)
+                    }
+                    print("\(table.table) \(resealed)")
                 }
-                print("\(table.table) \(resealed)")
+            } catch {
+                throw ValidationError("reseal failed: \(error)")
             }
-            await database.shutdown()
-        } catch {
-            await database.shutdown()
-            throw ValidationError("reseal failed: \(error)")
         }
     }
 }

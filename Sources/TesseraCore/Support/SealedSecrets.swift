@@ -1,4 +1,5 @@
 public import TesseraCrypto
+public import TesseraPostgres
 
 /// One table's secrets sealed under the master key ring, as its owner reads and replaces them: what a master-key
 /// rotation re-seals (``SealedSecrets/reseal(_:in:keyRing:batchSize:)``, `tessera reseal`, docs/operations.md). Only
@@ -27,6 +28,13 @@ public struct SealedEnvelope: Sendable {
     public init(key: String, envelope: [UInt8]) {
         self.key = key
         self.envelope = envelope
+    }
+
+    /// The envelopes of `result`, whose rows are a key (text) and an envelope (bytea), in that order.
+    public static func rows(of result: PostgresResult) throws -> [SealedEnvelope] {
+        try result.rows.map {
+            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
+        }
     }
 }
 

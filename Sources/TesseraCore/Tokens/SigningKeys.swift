@@ -176,9 +176,7 @@ public struct SigningKeySecrets: SealedSecretsTable {
             """
             SELECT kid, sealed_private_key FROM signing_keys WHERE kid > coalesce($1::text, '') ORDER BY kid LIMIT $2
             """, [key, limit])
-        return try result.rows.map {
-            SealedEnvelope(key: try $0.decode(String.self, at: 0), envelope: try $0.decode([UInt8].self, at: 1))
-        }
+        return try SealedEnvelope.rows(of: result)
     }
 
     public func replace(_ db: any SQLRunner, key: String, old: [UInt8], new: [UInt8]) async throws -> Bool {

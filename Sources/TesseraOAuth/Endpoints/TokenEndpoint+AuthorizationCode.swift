@@ -119,6 +119,12 @@ extension TokenEndpoint {
         }
     }
 
+    /// The columns both statements give a new family, in the order of their `SELECT`s.
+    private static let familyColumns = """
+        family_id, user_id, auth_time, sign_in_provider, second_factor, second_factor_id, created_at, client_id, \
+        scope, refresh_token_hash, refresh_issued_at, refresh_expires_at
+        """
+
     /// Parameters: $1 code digest, $2 client id, $3 now, $4 new family id, $5 its refresh token's digest, $6 digest
     /// of the client secret presented (NULL for none), $7 whether the code's own checks passed, and the grant the
     /// code carries: $8 user, $9 scope, $10 auth_time, $11 first factor, $12 second factor, $13 its enrolment,
@@ -147,9 +153,7 @@ extension TokenEndpoint {
             ON CONFLICT (code_hash) DO NOTHING
             RETURNING family_id
         ), family AS (
-            INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
-                second_factor_id, created_at, client_id, scope, refresh_token_hash, refresh_issued_at,
-                refresh_expires_at)
+            INSERT INTO token_families (\(familyColumns))
             SELECT s.family_id, $8, $10, $11, $12, $13, $3, $2, $9, CASE WHEN c.refreshes THEN $5::bytea END,
                 CASE WHEN c.refreshes THEN $3 END,
                 CASE WHEN c.refreshes THEN $3 + c.refresh_token_ttl * interval '1 second' END
@@ -187,9 +191,7 @@ extension TokenEndpoint {
             ON CONFLICT (code_hash) DO NOTHING
             RETURNING family_id
         ), family AS (
-            INSERT INTO token_families (family_id, user_id, auth_time, sign_in_provider, second_factor,
-                second_factor_id, created_at, client_id, scope, refresh_token_hash, refresh_issued_at,
-                refresh_expires_at)
+            INSERT INTO token_families (\(familyColumns))
             SELECT family_id, $8, $10, $11, $12, $13, $3, $2, $9, $5::bytea,
                 CASE WHEN $5::bytea IS NOT NULL THEN $3 END,
                 CASE WHEN $5::bytea IS NOT NULL THEN $3 + $16::integer * interval '1 second' END
