@@ -51,19 +51,19 @@ extension TokenEndpoint {
         let refresh =
             cached?.allows(.refreshToken) == false
             ? nil : try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        var parameters: [any PostgresEncodable] = [
-            codeDigest, clientID, now, familyID, refresh?.digest, try credentials.secretDigest(), mismatch == nil,
-            grant.userID, grant.scope, grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID,
-            grant.signInFamilyID, sealed.expiresAt,
+        // $6 is the cached client's tenant, or the digest of the secret presented for the statement to check.
+        let sixth: any PostgresEncodable = try cached.map { $0.tenantID } ?? credentials.secretDigest()
+        let parameters: [any PostgresEncodable] = [
+            codeDigest, clientID, now, familyID, refresh?.digest, sixth, mismatch == nil, grant.userID, grant.scope,
+            grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID, grant.signInFamilyID,
+            sealed.expiresAt,
         ]
         let client: OAuthClient
         let result: PostgresResult
         if let cached {
             client = cached
-            parameters[5] = client.tenantID
-            parameters.append(client.refreshTokenTTL)
-            result = try await environment.database.withPool { [parameters] pool in
-                try await pool.query(Self.cachedClientStatement, parameters)
+            result = try await environment.database.withPool { pool in
+                try await pool.query(Self.cachedClientStatement, parameters + [cached.refreshTokenTTL])
             }
         } else {
             let (found, results) = try await environment.pipeline(
