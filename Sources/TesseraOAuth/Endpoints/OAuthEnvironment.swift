@@ -70,21 +70,18 @@ public struct OAuthEnvironment: Sendable {
         clients.cached(clientID).value
     }
 
-    /// Runs `queries` as one pipeline (one round trip, one implicit transaction) on the calling loop's pool, led by
-    /// the read of client `clientID` unless it is cached; returns the client (nil when there is none) and the
-    /// results of `queries`.
-    func pipeline(clientID: String, _ queries: [PostgresQuery]) async throws -> (OAuthClient?, [PostgresResult]) {
-        let (cached, epoch) = clients.cached(clientID)
-        if let cached {
-            return (cached, try await database.withPool { pool in try await pool.pipeline(queries) })
-        }
+    /// Runs `query` on the calling loop's pool in one pipeline (one round trip, one implicit transaction) after the
+    /// read of client `clientID`, which it keeps in the cache; returns the client (nil when there is none) and the
+    /// result of `query`.
+    func readingClient(_ clientID: String, then query: PostgresQuery) async throws -> (OAuthClient?, PostgresResult) {
+        let epoch = clients.cached(clientID).epoch
         let readAt = ContinuousClock.now
         let results = try await database.withPool { pool in
-            try await pool.pipeline([OAuthClients.find(clientID: clientID)] + queries)
+            try await pool.pipeline([OAuthClients.find(clientID: clientID), query])
         }
         let client = try results[0].rows.first.map(OAuthClients.client(row:))
         clients.store(client, for: clientID, loadedAt: readAt, epoch: epoch)
-        return (client, Array(results.dropFirst()))
+        return (client, results[1])
     }
 
     /// The claims of `token` when it is an access token of this issuer with a valid signature that has not

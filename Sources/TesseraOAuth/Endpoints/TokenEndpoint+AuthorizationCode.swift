@@ -14,11 +14,10 @@ extension TokenEndpoint {
     /// without the `refresh_token` grant gets no family: its tokens name the sign-in the code was issued from
     /// (`sid`), so the grant leaves no row but the spent code's, which lives a minute.
     ///
-    /// When the client is cached (a change reaches every server's cache within ``OAuthEnvironment``'s bound), it is
-    /// authenticated first and the statement takes its tenant and refresh lifetime as parameters
-    /// (``cachedClientStatement``); otherwise its row is read in the same round trip and the statement checks it
-    /// (``redeemStatement``). Either way the code is spent whatever is wrong with it, unless the client failed to
-    /// authenticate or may not use the grant. A code that was already spent is a replay: the family issued from it
+    /// The statement is ``cachedClientStatement`` for a client the server has cached, which takes its tenant and
+    /// refresh lifetime as parameters, else ``redeemStatement``, which checks the client's row read in the same round
+    /// trip (``grantStatement(_:credentials:trusting:checking:)``). Either way the code is spent whatever is wrong
+    /// with it, unless the client failed to authenticate or may not use the grant. A code that was already spent is a replay: the family issued from it
     /// is revoked (a second round trip, on that path only). A code that does not open (forged, altered, truncated,
     /// of an unknown key) is `invalid_grant` after the client has authenticated, and spends nothing.
     func redeemCode(_ form: OAuthForm, credentials: ClientCredentials) async throws -> HTTPResponse {
@@ -27,19 +26,11 @@ extension TokenEndpoint {
         let challenge = try PKCE.challenge(of: try form.required("code_verifier"))
         let now = environment.clock.now()
         let clientID = credentials.clientID
-        let cached = try environment.cachedClient(clientID).map { found in
-            let client = try credentials.authenticate(found)
-            try require(.authorizationCode, by: client)
-            return client
-        }
         let sealed: SealedAuthorizationCode
         do {
             sealed = try SealedAuthorizationCode.open(code, keys: environment.codeKeys)
         } catch {
-            if cached == nil {
-                try require(
-                    .authorizationCode, by: try credentials.authenticate(try await environment.client(clientID)))
-            }
+            try require(.authorizationCode, by: try credentials.authenticate(try await environment.client(clientID)))
             throw error
         }
         let grant = sealed.grant
@@ -47,31 +38,25 @@ extension TokenEndpoint {
         let mismatch = Self.mismatch(
             sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
         let familyID = try SecureRandom.identifier()
-        // Unless the cached client may not refresh, the token is made before the statement says whether it is kept.
+        // The token is made before the statement says whether it is kept, unless the cached client may not refresh.
         let refresh =
-            cached?.allows(.refreshToken) == false
+            environment.cachedClient(clientID)??.allows(.refreshToken) == false
             ? nil : try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        // $6 is the cached client's tenant, or the digest of the secret presented for the statement to check.
-        let sixth: any PostgresEncodable = try cached.map { $0.tenantID } ?? credentials.secretDigest()
-        let parameters: [any PostgresEncodable] = [
-            codeDigest, clientID, now, familyID, refresh?.digest, sixth, mismatch == nil, grant.userID, grant.scope,
-            grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID, grant.signInFamilyID,
-            sealed.expiresAt,
-        ]
-        let client: OAuthClient
-        let result: PostgresResult
-        if let cached {
-            client = cached
-            result = try await environment.database.withPool { pool in
-                try await pool.query(Self.cachedClientStatement, parameters + [cached.refreshTokenTTL])
-            }
-        } else {
-            let (found, results) = try await environment.pipeline(
-                clientID: clientID, [PostgresQuery(Self.redeemStatement, parameters)])
-            client = try credentials.authenticate(found)
-            try require(.authorizationCode, by: client)
-            result = results[0]
+        // Both statements take these, with $6 the cached client's tenant or the digest of the secret presented.
+        func parameters(_ sixth: any PostgresEncodable) -> [any PostgresEncodable] {
+            [
+                codeDigest, clientID, now, familyID, refresh?.digest, sixth, mismatch == nil, grant.userID, grant.scope,
+                grant.authTime, grant.provider, grant.secondFactor, grant.secondFactorID, grant.signInFamilyID,
+                sealed.expiresAt,
+            ]
         }
+        let (client, result) = try await grantStatement(
+            .authorizationCode, credentials: credentials,
+            trusting: { client in
+                PostgresQuery(
+                    Self.cachedClientStatement, parameters(client.tenantID) + [client.refreshTokenTTL])
+            },
+            checking: { PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())) })
         guard let row = result.rows.first else {
             try await revokeReplayed(codeDigest, now: now)
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")

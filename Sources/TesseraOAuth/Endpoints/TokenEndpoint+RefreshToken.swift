@@ -32,32 +32,23 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the refresh token is invalid, expired or revoked")
         }
         let replacement = try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        let client: OAuthClient
-        let result: PostgresResult
-        if parsed != nil, let cached = environment.cachedClient(clientID) {
-            client = try credentials.authenticate(cached)
-            try require(.refreshToken, by: client)
-            let parameters: [any PostgresEncodable] = [
-                digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID,
-            ]
-            result = try await environment.database.withPool { pool in
-                try await pool.query(Self.cachedClientRefreshStatement, parameters)
-            }
-        } else {
-            let (found, results) = try await environment.pipeline(
-                clientID: clientID,
-                [
+        let (client, result) = try await grantStatement(
+            .refreshToken, credentials: credentials,
+            trusting: { client in
+                parsed.map { _ in
                     PostgresQuery(
-                        Self.refreshStatement,
-                        [
-                            digest, clientID, now, replacement.digest, requested?.text,
-                            try credentials.secretDigest(), familyID, parsed == nil,
-                        ])
-                ])
-            client = try credentials.authenticate(found)
-            try require(.refreshToken, by: client)
-            result = results[0]
-        }
+                        Self.cachedClientRefreshStatement,
+                        [digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID])
+                }
+            },
+            checking: {
+                PostgresQuery(
+                    Self.refreshStatement,
+                    [
+                        digest, clientID, now, replacement.digest, requested?.text, try credentials.secretDigest(),
+                        familyID, parsed == nil,
+                    ])
+            })
         guard let row = result.rows.first else {
             throw try await refreshFailure(
                 digest, parsed: parsed, clientID: clientID, requested: requested, now: now)

@@ -1,5 +1,6 @@
 import TesseraCore
 public import TesseraHTTP
+import TesseraPostgres
 
 /// `POST /oauth2/token` (API §6; RFC 6749 §3.2, §4.1.3, §4.4, §5, §6; RFC 7636 §4.6): the `authorization_code`,
 /// `refresh_token` and `client_credentials` grants. Every answer is JSON with `Cache-Control: no-store`; errors
@@ -33,6 +34,29 @@ public struct TokenEndpoint: Sendable {
         case .refreshToken: return try await refresh(form, credentials: credentials)
         case .clientCredentials: return try await clientCredentialsGrant(form, credentials: credentials)
         }
+    }
+
+    /// A grant's one statement, in one round trip and one transaction, and the client `credentials` name,
+    /// authenticated and allowed `grant`. A client the server has cached is authenticated against its cached row
+    /// first, and the statement `trusting` makes for it runs alone: it need not read the client again (a change of a
+    /// client reaches every server's cache within ``OAuthEnvironment``'s bound). Otherwise, or when `trusting` makes
+    /// none, the client's row is read in the same pipeline as `checking`, a statement that checks the client again
+    /// itself, so that a client that fails spends nothing, and the client is authenticated after.
+    func grantStatement(
+        _ grant: OAuthGrantType, credentials: ClientCredentials, trusting: (OAuthClient) -> PostgresQuery?,
+        checking: () throws -> PostgresQuery
+    ) async throws -> (client: OAuthClient, result: PostgresResult) {
+        if let cached = environment.cachedClient(credentials.clientID) {
+            let client = try credentials.authenticate(cached)
+            try require(grant, by: client)
+            if let query = trusting(client) {
+                return (client, try await environment.database.withPool { pool in try await pool.pipeline([query])[0] })
+            }
+        }
+        let (found, result) = try await environment.readingClient(credentials.clientID, then: try checking())
+        let client = try credentials.authenticate(found)
+        try require(grant, by: client)
+        return (client, result)
     }
 
     /// Returns when `client` may use `grant`; throws `unauthorized_client` otherwise.
