@@ -22,12 +22,17 @@ struct OAuthHarness {
     let revocation: RevocationEndpoint
     let introspection: IntrospectionEndpoint
     /// Whether ``client(_:redirectURIs:grantTypes:scopes:defaultScopes:tenantID:accessTokenTTL:refreshTokenTTL:)``
-    /// reads each new client into the environment's cache, as a server's first request of a client does, so that
-    /// ``redeem(_:client:redirectURI:verifier:)`` and ``refresh(_:client:scope:)`` take the paths of a cached client;
-    /// without, each of them finds the cache empty and reads the client in its round trip.
+    /// reads each new client into the environment's cache (its own: ``privateChanges``), as a server's first request
+    /// of a client does, so that ``redeem(_:client:redirectURI:verifier:)`` and ``refresh(_:client:scope:)`` take the
+    /// paths of a cached client; without, each of them finds the cache empty and reads the client in its round trip.
     let clientsCached: Bool
 
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+    /// The change feed of a harness whose clients are cached: never started and with an hour's staleness, so that a
+    /// client cached by the test stays cached however slow the run, and no other test's notice drops it (a
+    /// configuration notice drops the whole client cache).
+    static var privateChanges: ChangeFeed { ChangeFeed(staleness: .seconds(3600)) }
     static let redirectURI = "com.example.app:/oauth2redirect"
 
     /// Runs `body` with fresh endpoints over the whole schema; with `clientsCached`, every client it makes is
@@ -50,7 +55,7 @@ struct OAuthHarness {
             clock: core.clock, directory: FactorDirectory(builtIn: factors),
             codeKeys: codeKeys ?? core.services.codeKeys,
             refreshTokenKeys: refreshTokenKeys ?? core.services.refreshTokenKeys,
-            changes: core.services.changes, logger: Logger(label: "oauth-test"))
+            changes: clientsCached ? Self.privateChanges : core.services.changes, logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
         introspection = IntrospectionEndpoint(environment: environment)
