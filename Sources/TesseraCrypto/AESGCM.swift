@@ -42,13 +42,28 @@ public enum AESGCM {
         guard plaintext.count <= maximumByteCount, associatedData.count <= maximumByteCount else {
             throw .crypto(.invalidArgument("plaintext or associated data longer than \(maximumByteCount) bytes"))
         }
-        let nonce: [UInt8]
-        do { nonce = try SecureRandom.bytes(count: nonceByteCount) } catch { throw .crypto(error) }
-        do {
-            return try CipherContext().seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
-        } catch {
-            throw .crypto(error)
+        var nonce = [UInt8](repeating: 0, count: nonceByteCount)
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        var tag = [UInt8](repeating: 0, count: tagByteCount)
+        try plaintext.withUnsafeBufferPointer { plaintext throws(AESGCMError) in
+            try associatedData.withUnsafeBufferPointer { associatedData throws(AESGCMError) in
+                try nonce.withUnsafeMutableBufferPointer { nonce throws(AESGCMError) in
+                    try ciphertext.withUnsafeMutableBufferPointer { ciphertext throws(AESGCMError) in
+                        try tag.withUnsafeMutableBufferPointer { tag throws(AESGCMError) in
+                            try seal(
+                                UnsafeRawBufferPointer(plaintext), nonce: UnsafeMutableRawBufferPointer(nonce),
+                                ciphertext: UnsafeMutableRawBufferPointer(ciphertext),
+                                tag: UnsafeMutableRawBufferPointer(tag), using: key,
+                                associatedData: (
+                                    UnsafeRawBufferPointer(start: nil, count: 0),
+                                    UnsafeRawBufferPointer(associatedData)
+                                ))
+                        }
+                    }
+                }
+            }
         }
+        return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
     /// Decrypts `box` after verifying its tag over `associatedData` and the ciphertext. Throws
@@ -59,18 +74,83 @@ public enum AESGCM {
         using key: SymmetricKey,
         associatedData: [UInt8] = []
     ) throws(AESGCMError) -> [UInt8] {
-        guard box.nonce.count == nonceByteCount else {
-            throw .invalidBoxLayout("nonce must be \(nonceByteCount) bytes, got \(box.nonce.count)")
+        try box.nonce.withUnsafeBufferPointer { nonce throws(AESGCMError) in
+            try box.ciphertext.withUnsafeBufferPointer { ciphertext throws(AESGCMError) in
+                try box.tag.withUnsafeBufferPointer { tag throws(AESGCMError) in
+                    try associatedData.withUnsafeBufferPointer { associatedData throws(AESGCMError) in
+                        try open(
+                            nonce: UnsafeRawBufferPointer(nonce), ciphertext: UnsafeRawBufferPointer(ciphertext),
+                            tag: UnsafeRawBufferPointer(tag), using: key,
+                            associatedData: (
+                                UnsafeRawBufferPointer(start: nil, count: 0),
+                                UnsafeRawBufferPointer(associatedData)
+                            ))
+                    }
+                }
+            }
         }
-        guard box.tag.count == tagByteCount else {
-            throw .invalidBoxLayout("tag must be \(tagByteCount) bytes, got \(box.tag.count)")
+    }
+
+    /// ``open(_:using:associatedData:)`` of a box's parts read in place, authenticating the two parts of
+    /// `associatedData` one after the other (as if joined): how ``KeyRing`` opens an envelope without copying it
+    /// apart.
+    static func open(
+        nonce: UnsafeRawBufferPointer,
+        ciphertext: UnsafeRawBufferPointer,
+        tag: UnsafeRawBufferPointer,
+        using key: SymmetricKey,
+        associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    ) throws(AESGCMError) -> [UInt8] {
+        guard nonce.count == nonceByteCount else {
+            throw .invalidBoxLayout("nonce must be \(nonceByteCount) bytes, got \(nonce.count)")
         }
-        guard box.ciphertext.count <= maximumByteCount, associatedData.count <= maximumByteCount else {
+        guard tag.count == tagByteCount else {
+            throw .invalidBoxLayout("tag must be \(tagByteCount) bytes, got \(tag.count)")
+        }
+        guard ciphertext.count <= maximumByteCount,
+            associatedData.0.count + associatedData.1.count <= maximumByteCount
+        else {
             throw .crypto(.invalidArgument("ciphertext or associated data longer than \(maximumByteCount) bytes"))
         }
-        let context: CipherContext
+        var context: CipherContext
         do { context = try CipherContext() } catch { throw .crypto(error) }
-        return try context.open(box, key: key, associatedData: associatedData)
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        try plaintext.withUnsafeMutableBufferPointer { plaintext throws(AESGCMError) in
+            try context.open(
+                ciphertext, into: UnsafeMutableRawBufferPointer(plaintext), tag: tag, key: key, nonce: nonce,
+                associatedData: associatedData)
+        }
+        return plaintext
+    }
+
+    /// Seals `plaintext` into the parts of a box the caller has laid out (``KeyRing`` writes an envelope's nonce,
+    /// ciphertext and tag in place): a fresh random nonce into `nonce`, the ciphertext into `ciphertext` (as long
+    /// as `plaintext`), the tag into `tag`, authenticating the two parts of `associatedData` one after the other.
+    static func seal(
+        _ plaintext: UnsafeRawBufferPointer,
+        nonce: UnsafeMutableRawBufferPointer,
+        ciphertext: UnsafeMutableRawBufferPointer,
+        tag: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey,
+        associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    ) throws(AESGCMError) {
+        precondition(
+            nonce.count == nonceByteCount && tag.count == tagByteCount && ciphertext.count == plaintext.count,
+            "the box's parts are laid out with the wrong lengths")
+        guard plaintext.count <= maximumByteCount,
+            associatedData.0.count + associatedData.1.count <= maximumByteCount
+        else {
+            throw .crypto(.invalidArgument("plaintext or associated data longer than \(maximumByteCount) bytes"))
+        }
+        do {
+            try RandomReserve.fill(nonce)
+            var context = try CipherContext()
+            try context.seal(
+                plaintext, into: ciphertext, tag: tag, key: key, nonce: UnsafeRawBufferPointer(nonce),
+                associatedData: associatedData)
+        } catch {
+            throw .crypto(error)
+        }
     }
 }
 
@@ -81,7 +161,8 @@ public enum AESGCM {
 /// when it holds the key already (its schedule and GCM's hash key are not worked out again). A context whose
 /// operation failed is freed, not kept. An idle context still holds the key schedule of its last operation: keys
 /// the process holds anyway (those derived from the master key), and OpenSSL wipes it when the context is freed.
-private final class CipherContext {
+/// Not copyable, so that exactly one owner puts it back, and not an object, so that taking one allocates nothing.
+private struct CipherContext: ~Copyable {
     private let context: OpaquePointer
     /// Whether the context has been set up for AES-256-GCM by an earlier operation.
     private let isSetUp: Bool
@@ -110,7 +191,7 @@ private final class CipherContext {
     deinit {
         let kept =
             reusable
-            && Self.idle.withLock { idle -> Bool in
+            && Self.idle.withLock { [context, keyIdentity] idle -> Bool in
                 guard idle.count < Self.idleLimit else { return false }
                 idle.append(IdleContext(pointer: context, keyIdentity: keyIdentity))
                 return true
@@ -127,93 +208,127 @@ private final class CipherContext {
         return cipher
     }
 
-    /// The key material to set up the context with; nil when it holds `key`'s schedule already.
-    private func material(of key: SymmetricKey) -> [UInt8]? {
-        isSetUp && keyIdentity == key.identity ? nil : key.bytes
+    /// Calls `body` with the key material to set up the context with: nil when it holds `key`'s schedule already.
+    private func withMaterial<Result>(
+        of key: SymmetricKey, _ body: (UnsafePointer<UInt8>?) throws(CryptoError) -> Result
+    ) throws(CryptoError) -> Result {
+        if isSetUp && keyIdentity == key.identity { return try body(nil) }
+        return try key.bytes.withUnsafeBufferPointer { bytes throws(CryptoError) in try body(bytes.baseAddress) }
     }
 
-    func seal(
-        _ plaintext: [UInt8],
-        key: SymmetricKey,
-        nonce: [UInt8],
-        associatedData: [UInt8]
-    ) throws(CryptoError) -> AESGCM.SealedBox {
-        try OpenSSLCall.check(
-            EVP_EncryptInit_ex2(context, cipher(), material(of: key), nonce, nil), "EVP_EncryptInit_ex2")
-        keyIdentity = key.identity
+    /// Feeds the two parts of the associated data to the operation `update` (`EVP_EncryptUpdate` or
+    /// `EVP_DecryptUpdate`), in order; an empty part is skipped.
+    private func authenticate(
+        _ associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer),
+        with update: (
+            OpaquePointer, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>, UnsafePointer<UInt8>?, Int32
+        )
+            -> Int32,
+        _ operation: String
+    ) throws(CryptoError) {
         var length: Int32 = 0
-        if !associatedData.isEmpty {
+        func feed(_ part: UnsafeRawBufferPointer) throws(CryptoError) {
+            guard !part.isEmpty else { return }
             try OpenSSLCall.check(
-                EVP_EncryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)),
-                "EVP_EncryptUpdate(aad)"
-            )
+                update(context, nil, &length, part.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(part.count)),
+                operation)
         }
-        var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
-        var written = 0
+        try feed(associatedData.0)
+        try feed(associatedData.1)
+    }
+
+    /// Encrypts `plaintext` into `ciphertext` (as long) and writes the tag into `tag`. GCM is a stream mode:
+    /// OpenSSL writes exactly the input's length and nothing at the end, which is checked.
+    mutating func seal(
+        _ plaintext: UnsafeRawBufferPointer,
+        into ciphertext: UnsafeMutableRawBufferPointer,
+        tag: UnsafeMutableRawBufferPointer,
+        key: SymmetricKey,
+        nonce: UnsafeRawBufferPointer,
+        associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    ) throws(CryptoError) {
+        try withMaterial(of: key) { material throws(CryptoError) in
+            try OpenSSLCall.check(
+                EVP_EncryptInit_ex2(
+                    context, cipher(), material, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), nil),
+                "EVP_EncryptInit_ex2")
+        }
+        keyIdentity = key.identity
+        try authenticate(associatedData, with: EVP_EncryptUpdate, "EVP_EncryptUpdate(aad)")
+        var written: Int32 = 0
         if !plaintext.isEmpty {
             try OpenSSLCall.check(
-                EVP_EncryptUpdate(context, &ciphertext, &length, plaintext, Int32(plaintext.count)),
-                "EVP_EncryptUpdate"
-            )
-            written = Int(length)
+                EVP_EncryptUpdate(
+                    context, ciphertext.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(plaintext.count)),
+                "EVP_EncryptUpdate")
         }
-        let finalStatus = ciphertext.withUnsafeMutableBufferPointer { buffer in
-            EVP_EncryptFinal_ex(context, buffer.baseAddress.map { $0 + written }, &length)
+        var finalLength: Int32 = 0
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { scratch throws(CryptoError) in
+            try OpenSSLCall.check(
+                EVP_EncryptFinal_ex(context, scratch.baseAddress, &finalLength), "EVP_EncryptFinal_ex")
         }
-        try OpenSSLCall.check(finalStatus, "EVP_EncryptFinal_ex")
-        written += Int(length)
-        var tag = [UInt8](repeating: 0, count: AESGCM.tagByteCount)
+        guard Int(written) == plaintext.count, finalLength == 0 else {
+            throw .library(
+                operation: "EVP_EncryptUpdate", detail: "wrote \(written)+\(finalLength) bytes of \(plaintext.count)")
+        }
         try OpenSSLCall.check(
-            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_GET_TAG, Int32(AESGCM.tagByteCount), &tag),
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_GET_TAG, Int32(AESGCM.tagByteCount), tag.baseAddress),
             "EVP_CIPHER_CTX_ctrl(GET_TAG)"
         )
         reusable = true
-        ciphertext.removeLast(ciphertext.count - written)
-        return AESGCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
-    func open(_ box: AESGCM.SealedBox, key: SymmetricKey, associatedData: [UInt8]) throws(AESGCMError) -> [UInt8] {
-        var tag = box.tag
+    /// Decrypts `ciphertext` into `plaintext` (as long) once `tag` verifies; when it does not, `plaintext` is wiped
+    /// and ``AESGCMError/authenticationFailed`` thrown.
+    mutating func open(
+        _ ciphertext: UnsafeRawBufferPointer,
+        into plaintext: UnsafeMutableRawBufferPointer,
+        tag: UnsafeRawBufferPointer,
+        key: SymmetricKey,
+        nonce: UnsafeRawBufferPointer,
+        associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    ) throws(AESGCMError) {
         do {
-            try OpenSSLCall.check(
-                EVP_DecryptInit_ex2(context, cipher(), material(of: key), box.nonce, nil), "EVP_DecryptInit_ex2"
-            )
+            try withMaterial(of: key) { material throws(CryptoError) in
+                try OpenSSLCall.check(
+                    EVP_DecryptInit_ex2(
+                        context, cipher(), material, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), nil),
+                    "EVP_DecryptInit_ex2")
+            }
             keyIdentity = key.identity
+            // OpenSSL copies the tag; it takes a mutable pointer only because the same call also reads tags out.
             try OpenSSLCall.check(
-                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(AESGCM.tagByteCount), &tag),
+                EVP_CIPHER_CTX_ctrl(
+                    context, EVP_CTRL_AEAD_SET_TAG, Int32(AESGCM.tagByteCount),
+                    UnsafeMutableRawPointer(mutating: tag.baseAddress)),
                 "EVP_CIPHER_CTX_ctrl(SET_TAG)"
             )
+            try authenticate(associatedData, with: EVP_DecryptUpdate, "EVP_DecryptUpdate(aad)")
         } catch {
             throw .crypto(error)
         }
-        var length: Int32 = 0
-        if !associatedData.isEmpty {
-            guard EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
-                throw .crypto(OpenSSLCall.failure("EVP_DecryptUpdate(aad)"))
-            }
-        }
-        var plaintext = [UInt8](repeating: 0, count: box.ciphertext.count + 16)
-        var written = 0
-        if !box.ciphertext.isEmpty {
-            guard EVP_DecryptUpdate(context, &plaintext, &length, box.ciphertext, Int32(box.ciphertext.count)) == 1
+        var written: Int32 = 0
+        if !ciphertext.isEmpty {
+            guard
+                EVP_DecryptUpdate(
+                    context, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
+                    ciphertext.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(ciphertext.count)) == 1
             else {
                 throw .crypto(OpenSSLCall.failure("EVP_DecryptUpdate"))
             }
-            written = Int(length)
         }
-        let finalStatus = plaintext.withUnsafeMutableBufferPointer { buffer in
-            EVP_DecryptFinal_ex(context, buffer.baseAddress.map { $0 + written }, &length)
+        var finalLength: Int32 = 0
+        let finalStatus = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { scratch in
+            EVP_DecryptFinal_ex(context, scratch.baseAddress, &finalLength)
         }
-        guard finalStatus == 1 else {
+        guard finalStatus == 1, Int(written) == ciphertext.count, finalLength == 0 else {
             // The tag did not verify. Wipe what was decrypted so it cannot leak through a later bug.
             OpenSSLCall.clearErrors()
-            for index in plaintext.indices { plaintext[index] = 0 }
+            if let base = plaintext.baseAddress { OPENSSL_cleanse(base, plaintext.count) }
             throw .authenticationFailed
         }
-        written += Int(length)
         reusable = true
-        plaintext.removeLast(plaintext.count - written)
-        return plaintext
     }
 }
 

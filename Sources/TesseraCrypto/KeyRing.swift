@@ -17,6 +17,8 @@ public struct KeyRing: Sendable {
     /// The id of the key that seals.
     public let currentKeyID: String
     private let keys: [String: SymmetricKey]
+    /// The header of the envelopes the current key seals (version, key id length, key id).
+    private let currentHeader: [UInt8]
 
     /// A ring that seals with `keys[currentKeyID]` and opens envelopes of any key in `keys`. Key ids are 1 to
     /// 255 characters of `A–Z a–z 0–9 . _ -`; the current one must be in `keys`.
@@ -26,6 +28,7 @@ public struct KeyRing: Sendable {
         guard keys[currentKeyID] != nil else { throw .missingCurrentKey(currentKeyID) }
         self.currentKeyID = currentKeyID
         self.keys = keys
+        currentHeader = Self.header(keyID: currentKeyID)
     }
 
     /// A ring that seals with `current` and still opens envelopes of `previous`, each named by its
@@ -41,21 +44,56 @@ public struct KeyRing: Sendable {
     public var keyIDs: [String] { keys.keys.sorted() }
 
     /// An envelope of `plaintext` sealed with the current key and a fresh nonce, authenticating
-    /// `associatedData` (which must be presented again to open it).
+    /// `associatedData` (which must be presented again to open it). Written in place: the envelope is the one
+    /// allocation.
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws(AESGCMError) -> [UInt8] {
         guard let key = keys[currentKeyID] else { throw .missingCurrentKey(currentKeyID) }
-        let header = Self.header(keyID: currentKeyID)
-        let box = try AESGCM.seal(plaintext, using: key, associatedData: header + associatedData)
-        return header + box.nonce + box.ciphertext + box.tag
+        let headerCount = currentHeader.count
+        let nonceEnd = headerCount + AESGCM.nonceByteCount
+        let ciphertextEnd = nonceEnd + plaintext.count
+        return try [UInt8](unsafeUninitializedCapacity: ciphertextEnd + AESGCM.tagByteCount) {
+            envelope, initialized throws(AESGCMError) in
+            let bytes = UnsafeMutableRawBufferPointer(envelope)
+            currentHeader.withUnsafeBufferPointer { header in
+                UnsafeMutableRawBufferPointer(rebasing: bytes[..<headerCount]).copyMemory(
+                    from: UnsafeRawBufferPointer(header))
+            }
+            try plaintext.withUnsafeBufferPointer { plaintext throws(AESGCMError) in
+                try associatedData.withUnsafeBufferPointer { associatedData throws(AESGCMError) in
+                    try AESGCM.seal(
+                        UnsafeRawBufferPointer(plaintext),
+                        nonce: UnsafeMutableRawBufferPointer(rebasing: bytes[headerCount..<nonceEnd]),
+                        ciphertext: UnsafeMutableRawBufferPointer(rebasing: bytes[nonceEnd..<ciphertextEnd]),
+                        tag: UnsafeMutableRawBufferPointer(rebasing: bytes[ciphertextEnd...]), using: key,
+                        associatedData: (
+                            UnsafeRawBufferPointer(rebasing: bytes[..<headerCount]),
+                            UnsafeRawBufferPointer(associatedData)
+                        ))
+                }
+            }
+            initialized = envelope.count
+        }
     }
 
     /// The plaintext of `envelope`, opened with the key it names. Throws ``AESGCMError/unknownKeyID(_:)`` for a
     /// key the ring does not hold, ``AESGCMError/authenticationFailed`` when any byte of the envelope or the
-    /// associated data differs from what was sealed, and a malformed-envelope error when it cannot be parsed.
+    /// associated data differs from what was sealed, and a malformed-envelope error when it cannot be parsed. Read
+    /// in place: the plaintext is the one allocation.
     public func open(_ envelope: [UInt8], associatedData: [UInt8] = []) throws(AESGCMError) -> [UInt8] {
         let parsed = try ParsedEnvelope(envelope)
         guard let key = keys[parsed.keyID] else { throw .unknownKeyID(parsed.keyID) }
-        return try AESGCM.open(parsed.box, using: key, associatedData: parsed.header + associatedData)
+        return try envelope.withUnsafeBufferPointer { envelope throws(AESGCMError) in
+            try associatedData.withUnsafeBufferPointer { associatedData throws(AESGCMError) in
+                let bytes = UnsafeRawBufferPointer(envelope)
+                return try AESGCM.open(
+                    nonce: UnsafeRawBufferPointer(rebasing: bytes[parsed.nonce]),
+                    ciphertext: UnsafeRawBufferPointer(rebasing: bytes[parsed.ciphertext]),
+                    tag: UnsafeRawBufferPointer(rebasing: bytes[parsed.tag]), using: key,
+                    associatedData: (
+                        UnsafeRawBufferPointer(rebasing: bytes[parsed.header]), UnsafeRawBufferPointer(associatedData)
+                    ))
+            }
+        }
     }
 
     /// The id of the key `envelope` was sealed with, read without opening it.
@@ -100,7 +138,7 @@ public struct KeyRing: Sendable {
         }
     }
 
-    static func header(keyID: String) -> [UInt8] {
+    private static func header(keyID: String) -> [UInt8] {
         let keyIDBytes = Array(keyID.utf8)
         return [envelopeVersion, UInt8(keyIDBytes.count)] + keyIDBytes
     }
@@ -125,11 +163,14 @@ public struct KeyRing: Sendable {
     }
 }
 
-/// An envelope split into its parts; parsing checks the layout, not the tag.
+/// Where an envelope's parts are; parsing checks the layout, not the tag.
 private struct ParsedEnvelope {
-    let header: [UInt8]
+    /// The version, key id length and key id: authenticated before the caller's associated data.
+    let header: Range<Int>
     let keyID: String
-    let box: AESGCM.SealedBox
+    let nonce: Range<Int>
+    let ciphertext: Range<Int>
+    let tag: Range<Int>
 
     init(_ envelope: [UInt8]) throws(AESGCMError) {
         guard envelope.count >= 2 else { throw .malformedEnvelope("\(envelope.count) bytes is too short") }
@@ -143,13 +184,11 @@ private struct ParsedEnvelope {
         }
         let keyIDBytes = envelope[2..<nonceStart]
         guard keyIDBytes.allSatisfy(KeyRing.isKeyIDCharacter) else { throw .malformedEnvelope("invalid key id") }
-        header = Array(envelope[0..<nonceStart])
         keyID = String(decoding: keyIDBytes, as: UTF8.self)
         let ciphertextStart = nonceStart + AESGCM.nonceByteCount
-        box = AESGCM.SealedBox(
-            nonce: Array(envelope[nonceStart..<ciphertextStart]),
-            ciphertext: Array(envelope[ciphertextStart..<tagStart]),
-            tag: Array(envelope[tagStart...])
-        )
+        header = 0..<nonceStart
+        nonce = nonceStart..<ciphertextStart
+        ciphertext = ciphertextStart..<tagStart
+        tag = tagStart..<envelope.count
     }
 }

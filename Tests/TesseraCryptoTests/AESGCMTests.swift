@@ -131,6 +131,31 @@ struct AESGCMTests {
         #expect(try ring.open(envelope) == plaintext)
     }
 
+    @Test func keyRingEnvelopesAreAESGCMOfTheHeaderAndTheAssociatedDataJoined() throws {
+        // The ring feeds the header and the caller's associated data to GCM one after the other, and writes the
+        // envelope in place; an envelope must be what sealing the joined bytes gives, so that envelopes stored
+        // before (sealed with the header and the associated data joined in one array) still open, and the other way
+        // round. Lengths that leave GHASH's 16-byte blocks part full at every boundary, and empty ones.
+        let key = try SymmetricKey.generate()
+        let ring = try KeyRing(currentKeyID: "k1", keys: ["k1": key])
+        let header: [UInt8] = [1, 2] + Array("k1".utf8)
+        for (plaintextCount, associatedCount) in [(0, 0), (0, 21), (7, 0), (33, 21), (16, 12)] {
+            let plaintext = (0..<plaintextCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let associatedData = (0..<associatedCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            let envelope = try ring.seal(plaintext, associatedData: associatedData)
+            let box = AESGCM.SealedBox(
+                nonce: Array(envelope[4..<16]), ciphertext: Array(envelope[16..<(envelope.count - 16)]),
+                tag: Array(envelope[(envelope.count - 16)...]))
+            #expect(try AESGCM.open(box, using: key, associatedData: header + associatedData) == plaintext)
+            let joined = try AESGCM.seal(plaintext, using: key, associatedData: header + associatedData)
+            let sealedJoined = header + joined.nonce + joined.ciphertext + joined.tag
+            #expect(try ring.open(sealedJoined, associatedData: associatedData) == plaintext)
+            #expect(throws: AESGCMError.authenticationFailed) {
+                try ring.open(sealedJoined, associatedData: associatedData + [0])
+            }
+        }
+    }
+
     @Test func keyRingRefusesEveryFlippedBit() throws {
         let ring = try KeyRing(currentKeyID: "current", keys: ["current": SymmetricKey.generate()])
         let aad = Array("user-42".utf8)
