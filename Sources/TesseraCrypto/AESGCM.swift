@@ -208,12 +208,23 @@ private struct CipherContext: ~Copyable {
         return cipher
     }
 
-    /// Calls `body` with the key material to set up the context with: nil when it holds `key`'s schedule already.
-    private func withMaterial<Result>(
-        of key: SymmetricKey, _ body: (UnsafePointer<UInt8>?) throws(CryptoError) -> Result
-    ) throws(CryptoError) -> Result {
-        if isSetUp && keyIdentity == key.identity { return try body(nil) }
-        return try key.bytes.withUnsafeBufferPointer { bytes throws(CryptoError) in try body(bytes.baseAddress) }
+    /// Sets the context up for an operation under `key` and `nonce` with `initialize` (`EVP_EncryptInit_ex2` or
+    /// `EVP_DecryptInit_ex2`): the cipher only when it has none yet, the key only when it does not hold its schedule.
+    private mutating func start(
+        _ initialize: (
+            OpaquePointer, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<OSSL_PARAM>?
+        ) -> Int32,
+        _ operation: String, key: SymmetricKey, nonce: UnsafeRawBufferPointer
+    ) throws(CryptoError) {
+        let cipher = try cipher()
+        let nonce = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        if isSetUp && keyIdentity == key.identity {
+            try OpenSSLCall.check(initialize(context, cipher, nil, nonce, nil), operation)
+        } else {
+            let status = key.bytes.withUnsafeBufferPointer { initialize(context, cipher, $0.baseAddress, nonce, nil) }
+            try OpenSSLCall.check(status, operation)
+        }
+        keyIdentity = key.identity
     }
 
     /// Feeds the two parts of the associated data to the operation `update` (`EVP_EncryptUpdate` or
@@ -247,13 +258,7 @@ private struct CipherContext: ~Copyable {
         nonce: UnsafeRawBufferPointer,
         associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
     ) throws(CryptoError) {
-        try withMaterial(of: key) { material throws(CryptoError) in
-            try OpenSSLCall.check(
-                EVP_EncryptInit_ex2(
-                    context, cipher(), material, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), nil),
-                "EVP_EncryptInit_ex2")
-        }
-        keyIdentity = key.identity
+        try start(EVP_EncryptInit_ex2, "EVP_EncryptInit_ex2", key: key, nonce: nonce)
         try authenticate(associatedData, with: EVP_EncryptUpdate, "EVP_EncryptUpdate(aad)")
         var written: Int32 = 0
         if !plaintext.isEmpty {
@@ -290,13 +295,7 @@ private struct CipherContext: ~Copyable {
         associatedData: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)
     ) throws(AESGCMError) {
         do {
-            try withMaterial(of: key) { material throws(CryptoError) in
-                try OpenSSLCall.check(
-                    EVP_DecryptInit_ex2(
-                        context, cipher(), material, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), nil),
-                    "EVP_DecryptInit_ex2")
-            }
-            keyIdentity = key.identity
+            try start(EVP_DecryptInit_ex2, "EVP_DecryptInit_ex2", key: key, nonce: nonce)
             // OpenSSL copies the tag; it takes a mutable pointer only because the same call also reads tags out.
             try OpenSSLCall.check(
                 EVP_CIPHER_CTX_ctrl(
