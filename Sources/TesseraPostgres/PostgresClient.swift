@@ -95,6 +95,19 @@ public final class PostgresClient: Sendable {
         for listener in listeners.withLock({ $0 }) { _ = try? await listener.loop.submit { listener.close() } }
         for pool in pools { _ = try? await pool.loop.submit { pool.close() } }
     }
+
+    /// Runs `body`, then shuts the client down, whether `body` returned or threw: for a client that lives as long
+    /// as one piece of work (a one-shot command, a test).
+    public func shuttingDown<T>(after body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            await shutdown()
+            return value
+        } catch {
+            await shutdown()
+            throw error
+        }
+    }
 }
 
 /// The client's pools, for their callbacks: set once, right after they are made and before any starts (so before

@@ -14,12 +14,5 @@ func withCommandDatabase<T>(url: String, _ body: (PostgresClient) async throws -
     } catch {
         throw ValidationError(error.message)
     }
-    do {
-        let value = try await body(database)
-        await database.shutdown()
-        return value
-    } catch {
-        await database.shutdown()
-        throw error
-    }
+    return try await database.shuttingDown { try await body(database) }
 }

@@ -33,16 +33,10 @@ enum TestDatabase {
             url: target, connectionsPerLoop: connectionsPerLoop, statementTimeout: statementTimeout,
             initialBackoff: .milliseconds(20), maximumBackoff: .milliseconds(200))
         let client = PostgresClient(configuration: configuration, group: group)
-        do {
+        defer { group.shutdown() }
+        return try await client.shuttingDown {
             try await client.start(timeout: .seconds(5))
-            let value = try await body(client, group)
-            await client.shutdown()
-            group.shutdown()
-            return value
-        } catch {
-            await client.shutdown()
-            group.shutdown()
-            throw error
+            return try await body(client, group)
         }
     }
 }

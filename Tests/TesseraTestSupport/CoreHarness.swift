@@ -48,25 +48,19 @@ public struct CoreHarness: Sendable {
         _ = try await group.loops[0].offload { try Migrator.migrate(url: url, migrations: migrations) }
         let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
         try await database.start(timeout: .seconds(5))
-        // A whole second, so times survive the database's microsecond precision unchanged.
-        let clock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        let mail = RecordingEmailSender(fails: mailFails)
-        // The e2e server shares this database and seals its signing keys under the dev master key: use it too.
-        let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
-            try MasterKey.load(fromFile: $0)
-        }
-        let services = try CoreServices(
-            database: database, issuer: issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey), email: mail,
-            enrollments: StoredEnrollments(), clock: clock, hasher: cheapHasher)
-        try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test"))
-        let harness = CoreHarness(services: services, clock: clock, mail: mail, database: database)
-        do {
-            let value = try await body(harness)
-            await database.shutdown()
-            return value
-        } catch {
-            await database.shutdown()
-            throw error
+        return try await database.shuttingDown {
+            // A whole second, so times survive the database's microsecond precision unchanged.
+            let clock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+            let mail = RecordingEmailSender(fails: mailFails)
+            // The e2e server shares this database and seals its signing keys under the dev master key: use it too.
+            let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
+                try MasterKey.load(fromFile: $0)
+            }
+            let services = try CoreServices(
+                database: database, issuer: issuer, keyRing: try SecretsKeyRing.make(masterKey: masterKey),
+                email: mail, enrollments: StoredEnrollments(), clock: clock, hasher: cheapHasher)
+            try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test"))
+            return try await body(CoreHarness(services: services, clock: clock, mail: mail, database: database))
         }
     }
 
@@ -82,7 +76,7 @@ public struct CoreHarness: Sendable {
         defer { group.shutdown() }
         let database = PostgresClient(configuration: PostgresConfiguration(url: url), group: group)
         try await database.start(timeout: .seconds(5))
-        do {
+        return try await database.shuttingDown {
             let masterKey = try ProcessInfo.processInfo.environment["TESSERA_TEST_MASTER_KEY_FILE"].map {
                 try MasterKey.load(fromFile: $0)
             }
@@ -91,12 +85,7 @@ public struct CoreHarness: Sendable {
                 email: mail, enrollments: StoredEnrollments(), clock: clock, hasher: Self.cheapHasher,
                 changes: ChangeFeed(staleness: staleness))
             try await services.prepare(bootstrapAdminKey: nil, logger: Logger(label: "test-second-server"))
-            let value = try await body(services)
-            await database.shutdown()
-            return value
-        } catch {
-            await database.shutdown()
-            throw error
+            return try await body(services)
         }
     }
 
