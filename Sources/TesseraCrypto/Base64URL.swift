@@ -17,6 +17,14 @@ public enum Base64URL {
         try Base64Codec.url.decode(text)
     }
 
+    /// ``decode(_:)-(String)`` of the one spelling ``encode(_:)-([UInt8])`` writes: `=` padding is refused too. For
+    /// a value spent or recognised by the digest of its text (a sealed authorization code is single use by its
+    /// digest), where a second spelling of the same bytes would be a second value.
+    public static func decodeUnpadded(_ text: String) throws(EncodedTextError) -> [UInt8] {
+        guard !text.utf8.contains(UInt8(ascii: "=")) else { throw .invalidPadding }
+        return try decode(text)
+    }
+
     /// ``decode(_:)-(StringProtocol)`` of a `String`, without the generic code a caller in another module would run.
     public static func decode(_ text: String) throws(EncodedTextError) -> [UInt8] {
         var text = text

@@ -58,6 +58,19 @@ struct EncodingTests {
         #expect(try Base64URL.decode("-_8") == [0xFB, 0xFF])
     }
 
+    /// The spelling `encode` writes is the only one `decodeUnpadded` takes: the other spellings `decode` allows (with
+    /// padding) are refused, and so is whatever `decode` refuses.
+    @Test func base64URLUnpaddedTakesOnlyTheEncodersSpelling() throws {
+        #expect(try Base64URL.decodeUnpadded("Zg") == Array("f".utf8))
+        #expect(try Base64URL.decodeUnpadded("Zm8") == Array("fo".utf8))
+        #expect(try Base64URL.decodeUnpadded("") == [])
+        for padded in ["Zg==", "Zm8=", "Zg=", "===="] {
+            #expect(throws: EncodedTextError.invalidPadding) { try Base64URL.decodeUnpadded(padded) }
+        }
+        #expect(throws: EncodedTextError.nonZeroTrailingBits) { try Base64URL.decodeUnpadded("Zh") }
+        #expect(throws: EncodedTextError.invalidCharacter(offset: 0)) { try Base64URL.decodeUnpadded("+/8") }
+    }
+
     @Test(arguments: [
         ("Zg=", EncodedTextError.invalidPadding),
         ("Zg===", .invalidPadding),

@@ -76,7 +76,10 @@ import Testing
                 familyID + "." + otherFamily.dropFirst(Self.familyID(of: otherFamily).count + 1),
                 try GrantRefreshToken.make(familyID: familyID, keys: try Self.keys()).secret,
                 token.dropLast() + (token.hasSuffix("A") ? "B" : "A"), String(token.dropLast(4)),
+                // The real one with the `=` padding its envelope's length allows: the same bytes, another text.
+                token + String(repeating: "=", count: 4 - (token.count - familyID.count - 1) % 4),
             ]
+            #expect((token.count - familyID.count - 1) % 4 != 0, "the envelope's length allows padding")
             let introspector = try await oauth.client(.confidential)
             for text in forged {
                 let answer = await oauth.refresh(text, client: client)

@@ -75,6 +75,31 @@ import Testing
         }
     }
 
+    /// A code is spent by the digest of its text, so it has one spelling only: the same envelope written with
+    /// base64's `=` padding would be another text, a second redemption of the same grant.
+    @Test func aCodeSpelledWithPaddingIsRefusedAndSpendsNothing() async throws {
+        try await OAuthHarness.run { oauth in
+            let client = try await oauth.client()
+            let user = try await oauth.user()
+            for nonceLength in 1...3 {
+                let code = try await oauth.code(
+                    for: user.id, client: client, nonce: String(repeating: "n", count: nonceLength))
+                guard code.count % 4 != 0 else { continue }
+                let padded = code + String(repeating: "=", count: 4 - code.count % 4)
+                #expect(try Base64URL.decode(padded) == Base64URL.decode(code))
+                #expect(await oauth.redeem(code, client: client).status == 200)
+                let replay = await oauth.redeem(padded, client: client)
+                #expect(replay.status == 400 && replay.error == "invalid_grant")
+                let fresh = try await oauth.code(
+                    for: user.id, client: client, nonce: String(repeating: "n", count: nonceLength))
+                #expect(
+                    await oauth.redeem(fresh + String(repeating: "=", count: 4 - fresh.count % 4), client: client)
+                        .error == "invalid_grant")
+                #expect(await oauth.redeem(fresh, client: client).status == 200)
+            }
+        }
+    }
+
     @Test func codesSealedBeforeAMasterKeyRotationStayRedeemableUntilTheyExpire() async throws {
         try await OAuthHarness.run { oauth in
             func masterKey() throws -> MasterKey {

@@ -46,9 +46,10 @@ public struct GrantRefreshToken: Sendable {
         return GrantRefreshToken(familyID: familyID, envelope: envelope)
     }
 
-    /// Whether the envelope opens with `keys` for ``familyID``: Tessera issued the token for that family.
+    /// Whether the envelope, spelled as Tessera writes it (no `=` padding), opens with `keys` for ``familyID``:
+    /// Tessera issued the token for that family. Another spelling of the family's current token is no reuse of it.
     public func opens(with keys: KeyRing) -> Bool {
-        guard let bytes = try? Base64URL.decode(String(envelope)) else { return false }
+        guard let bytes = try? Base64URL.decodeUnpadded(String(envelope)) else { return false }
         return (try? keys.open(bytes, associatedData: Self.associatedData(familyID))) != nil
     }
 

@@ -46,10 +46,11 @@ public struct SealedAuthorizationCode: Sendable, Equatable {
     }
 
     /// The code `text`, opened with `keys` and read back; `invalid_grant` for anything that is not a whole, untouched
-    /// code sealed with a key of `keys` (expiry is the caller's check).
+    /// code sealed with a key of `keys`, spelled as the server wrote it (a code is spent by the digest of its text, so
+    /// the same envelope with `=` padding is refused rather than spent a second time). Expiry is the caller's check.
     public static func open(_ text: String, keys: KeyRing) throws(OAuthError) -> SealedAuthorizationCode {
         let invalid = OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
-        guard text.utf8.count <= maximumLength, let envelope = try? Base64URL.decode(text),
+        guard text.utf8.count <= maximumLength, let envelope = try? Base64URL.decodeUnpadded(text),
             let plain = try? keys.open(envelope, associatedData: associatedData)
         else { throw invalid }
         var reader = ByteReader(plain)
