@@ -81,10 +81,12 @@ import Testing
         try await OAuthHarness.run { oauth in
             let client = try await oauth.client()
             let user = try await oauth.user()
+            var paddable = 0
             for nonceLength in 1...3 {
                 let code = try await oauth.code(
                     for: user.id, client: client, nonce: String(repeating: "n", count: nonceLength))
                 guard code.count % 4 != 0 else { continue }
+                paddable += 1
                 let padded = code + String(repeating: "=", count: 4 - code.count % 4)
                 #expect(try Base64URL.decode(padded) == Base64URL.decode(code))
                 #expect(await oauth.redeem(code, client: client).status == 200)
@@ -97,6 +99,8 @@ import Testing
                         .error == "invalid_grant")
                 #expect(await oauth.redeem(fresh, client: client).status == 200)
             }
+            // Of three envelope lengths in a row, two leave room for padding.
+            #expect(paddable == 2)
         }
     }
 
