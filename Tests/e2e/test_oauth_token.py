@@ -157,6 +157,21 @@ def test_error_shapes(public_url):
     assert as_json.status_code == 400 and as_json.json()["error"] == "invalid_request"
 
 
+def test_a_code_is_taken_only_as_the_server_wrote_it(public_url):
+    """A code is spent by the digest of its text: the same code with base64's `=` padding (another text, the same
+    bytes) is invalid_grant and spends nothing before the code's redemption, and is no second redemption after it."""
+    client_id, _ = new_client()
+    user_id = new_user()
+    [code] = code_rows(client_id, user_id, 1)
+    padded = code + "=" * (-len(code) % 4)
+    assert padded != code, "this code's length leaves no room for padding"
+    before = redeem(public_url, client_id, padded)
+    assert before.status_code == 400 and before.json()["error"] == "invalid_grant"
+    assert redeem(public_url, client_id, code).status_code == 200
+    after = redeem(public_url, client_id, padded)
+    assert after.status_code == 400 and after.json()["error"] == "invalid_grant"
+
+
 def test_code_grant_refresh_revoke_and_introspect(public_url):
     client_id, _ = new_client()
     server_id, server_secret = new_client("confidential", grants="client_credentials")
