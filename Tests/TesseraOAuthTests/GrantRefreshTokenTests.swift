@@ -70,6 +70,7 @@ import Testing
             let token = try #require(tokens["refresh_token"])
             let familyID = Self.familyID(of: token)
             let otherFamily = try #require(try await oauth.signedIn().tokens["refresh_token"])
+            let envelopeLength = token.count - familyID.count - 1
             let forged = [
                 // Made up, another family's envelope, one of another key, the real one altered or truncated.
                 familyID + "." + Base64URL.encode(try SecureRandom.bytes(count: 60)),
@@ -77,9 +78,9 @@ import Testing
                 try GrantRefreshToken.make(familyID: familyID, keys: try Self.keys()).secret,
                 token.dropLast() + (token.hasSuffix("A") ? "B" : "A"), String(token.dropLast(4)),
                 // The real one with the `=` padding its envelope's length allows: the same bytes, another text.
-                token + String(repeating: "=", count: 4 - (token.count - familyID.count - 1) % 4),
+                token + String(repeating: "=", count: 4 - envelopeLength % 4),
             ]
-            #expect((token.count - familyID.count - 1) % 4 != 0, "the envelope's length allows padding")
+            #expect(envelopeLength % 4 != 0, "the envelope's length allows padding")
             let introspector = try await oauth.client(.confidential)
             for text in forged {
                 let answer = await oauth.refresh(text, client: client)
