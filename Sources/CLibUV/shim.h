@@ -11,10 +11,15 @@
 #include <errno.h>
 #include <time.h>
 
-/* Sets SO_REUSEPORT on a socket so that every loop can bind its own listener on one port. */
-static inline int tessera_set_reuseport(int fd) {
-    int one = 1;
-    return setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+/* Accepts a connection as a non-blocking, close-on-exec socket, retrying when a signal interrupts; glibc declares
+ * accept4 only under _GNU_SOURCE. Returns the socket, or -1 with errno set. */
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int tessera_accept(int fd) {
+    int socket;
+    do {
+        socket = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    } while (socket < 0 && errno == EINTR);
+    return socket;
 }
 
 /* Swift cannot import the UV_EOF family of macros reliably: expose the values we test for. */

@@ -2,8 +2,9 @@ public import Logging
 import Synchronization
 public import TesseraLoop
 
-/// An HTTP/1.1 server: one listening socket per event loop (`SO_REUSEPORT`), each connection served on the loop
-/// that accepted it, requests routed by an ``HTTPRouter``, limits and timeouts from an ``HTTPServerConfiguration``.
+/// An HTTP/1.1 server: one listening socket that gives each connection to the loop with the fewest (``TCPListener``),
+/// each connection served on that loop, requests routed by an ``HTTPRouter``, limits and timeouts from an
+/// ``HTTPServerConfiguration``.
 public final class HTTPServer: Sendable {
     /// Where the server is in its life.
     enum Phase {
@@ -51,8 +52,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Binds one listener per loop and starts accepting. With port 0 the first loop picks the port and the others
-    /// bind the same one. On failure every listener already bound is closed again.
+    /// Binds the listener on the first loop and starts accepting for every loop.
     public func start() async throws(HTTPServerError) {
         let mayStart = phase.withLock { phase -> Bool in
             guard case .created = phase else { return false }
@@ -60,28 +60,28 @@ public final class HTTPServer: Sendable {
             return true
         }
         guard mayStart else { throw .alreadyStarted(name: name) }
-        var boundPort = requestedPort
-        for (index, context) in contexts.enumerated() {
-            let host = host
-            let port = boundPort
-            let result = try? await context.loop.submit { () -> Result<Int, LoopError> in
-                Result { () throws(LoopError) -> Int in try context.value.listen(host: host, port: port) }
-            }
-            switch result {
-            case .success(let port)?:
-                if index == 0 { boundPort = port }
-            case .failure(let error)?:
-                await closeListeners()
-                phase.withLock { $0 = .stopped }
-                throw .listenFailed(name: name, host: host, port: port, underlying: error)
-            case nil:
-                await closeListeners()
-                phase.withLock { $0 = .stopped }
-                throw .listenFailed(name: name, host: host, port: port, underlying: LoopError("loop stopped", code: -1))
+        let (host, port, contexts) = (host, requestedPort, contexts)
+        let first = contexts[0]
+        let result = try? await first.loop.submit { () -> Result<Int, LoopError> in
+            Result { () throws(LoopError) -> Int in
+                let listener = try TCPListener(loops: contexts.map(\.loop), host: host, port: port) { tcp in
+                    contexts.first { $0.loop === tcp.loop }?.value.accept(tcp)
+                }
+                first.value.listener = listener
+                return listener.localPort
             }
         }
-        phase.withLock { $0 = .running(port: boundPort) }
-        logger.info("listening", metadata: ["address": "\(host):\(boundPort)", "loops": "\(contexts.count)"])
+        switch result {
+        case .success(let boundPort)?:
+            phase.withLock { $0 = .running(port: boundPort) }
+            logger.info("listening", metadata: ["address": "\(host):\(boundPort)", "loops": "\(contexts.count)"])
+        case .failure(let error)?:
+            phase.withLock { $0 = .stopped }
+            throw .listenFailed(name: name, host: host, port: port, underlying: error)
+        case nil:
+            phase.withLock { $0 = .stopped }
+            throw .listenFailed(name: name, host: host, port: port, underlying: LoopError("loop stopped", code: -1))
+        }
     }
 
     /// Stops accepting (new connections are refused), closes idle connections at once, lets requests in flight be
@@ -116,14 +116,5 @@ public final class HTTPServer: Sendable {
             count += (try? await context.loop.submit { context.value.busyConnectionCount }) ?? 0
         }
         return count
-    }
-
-    func closeListeners() async {
-        for context in contexts {
-            _ = try? await context.loop.submit {
-                context.value.listener?.close()
-                context.value.listener = nil
-            }
-        }
     }
 }

@@ -1,9 +1,9 @@
 import Logging
 import TesseraLoop
 
-/// What one server keeps on one event loop: its listener, its open connections, and the per-loop caches they
-/// share. Touched only on its loop's thread: the server holds it in a ``LoopBound`` and reaches it through
-/// `EventLoop.submit`.
+/// What one server keeps on one event loop: its open connections, the per-loop caches they share, and on the first
+/// loop the server's listener. Touched only on its loop's thread: the server holds it in a ``LoopBound`` and reaches
+/// it through `EventLoop.submit`.
 final class HTTPServerLoopContext {
     let loop: EventLoop
     let configuration: HTTPServerConfiguration
@@ -14,6 +14,7 @@ final class HTTPServerLoopContext {
     /// Whether request lines are logged (debug level), decided once: the check is on the hot path.
     let logsRequests: Bool
     let dateCache = HTTPDateCache()
+    /// The server's listener, on the first loop's context only.
     var listener: TCPListener?
     var connections: [ObjectIdentifier: HTTPServerConnection] = [:]
     var shuttingDown = false
@@ -28,15 +29,6 @@ final class HTTPServerLoopContext {
         self.router = router
         self.logger = logger
         logsRequests = logger.logLevel <= .debug
-    }
-
-    /// Binds the listener; returns the bound port.
-    func listen(host: String, port: Int) throws(LoopError) -> Int {
-        let listener = try TCPListener(loop: loop, host: host, port: port) { [weak self] tcp in
-            self?.accept(tcp)
-        }
-        self.listener = listener
-        return listener.localPort
     }
 
     func accept(_ tcp: TCPConnection) {

@@ -7,8 +7,8 @@ import Glibc
 
 /// N event loops, each on its own thread, handed out round-robin.
 ///
-/// One group serves the whole process: every listener binds one socket per loop (`SO_REUSEPORT`) so the
-/// kernel spreads connections over the loops, and each connection then stays on its loop for life.
+/// One group serves the whole process: a listener accepts on its first loop and gives each connection to the loop
+/// with the fewest open (``TCPListener``), and each connection then stays on its loop for life.
 public final class EventLoopGroup: Sendable {
     /// The loops, in index order.
     public let loops: [EventLoop]

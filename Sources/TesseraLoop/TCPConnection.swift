@@ -36,6 +36,8 @@ public final class TCPConnection {
     /// How long queued writes may make no progress (a peer that stops reading) before the connection is aborted;
     /// nil waits forever. Set it before writing.
     public var writeStallTimeout: Duration?
+    /// Runs once the socket is released (a listener counts its loops' open connections with it).
+    private let released: (() -> Void)?
 
     /// Where the connection is in its life.
     private enum State {
@@ -53,9 +55,10 @@ public final class TCPConnection {
     /// response instead of a reset caused by unread input.
     static let lingerTime: Duration = .seconds(2)
 
-    init(loop: EventLoop, handle: UnsafeMutablePointer<uv_tcp_t>) {
+    init(loop: EventLoop, handle: UnsafeMutablePointer<uv_tcp_t>, released: (() -> Void)? = nil) {
         self.loop = loop
         self.handle = handle
+        self.released = released
         var peer = sockaddr_storage()
         var length = Int32(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutablePointer(to: &peer) {
@@ -209,6 +212,7 @@ public final class TCPConnection {
                 if let data = handle.pointee.data {
                     let connection = Unmanaged<TCPConnection>.fromOpaque(data).takeRetainedValue()
                     handle.pointee.data = nil
+                    connection.released?()
                     connection.delegate?.connectionDidClose(connection)
                     connection.delegate = nil
                 }

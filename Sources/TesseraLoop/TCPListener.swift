@@ -1,103 +1,255 @@
 internal import CLibUV
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A listening TCP socket on one loop; use it only on that loop's thread.
+/// A listening TCP socket that serves a group of loops: it accepts on the first loop and hands each connection to
+/// the loop with the fewest connections open through this listener (ties in turn). Create, use and close it on the
+/// first loop's thread.
 ///
-/// The socket has `SO_REUSEPORT`, so every loop of a group can bind its own listener on the same address
-/// and the kernel balances new connections between them.
+/// One socket per loop with `SO_REUSEPORT` would leave the spreading to the kernel, which picks a loop by a hash of
+/// the connection's addresses: a few long-lived connections (a load balancer's pool, a load test's users) then often
+/// share one loop while another idles. Counting makes the spread even whatever the number of connections.
 public final class TCPListener {
-    private let handle: UnsafeMutablePointer<uv_tcp_t>
     private let loop: EventLoop
-    private let onAccept: (TCPConnection) -> Void
+    private let descriptor: Int32
+    private let poll: UnsafeMutablePointer<uv_poll_t>
+    private let placement: ConnectionPlacement
+    private var onAccept: (@Sendable (TCPConnection) -> Void)?
+    /// Runs while accepting is paused because the process is out of descriptors or memory.
+    private var pause: LoopTimer?
     private var closed = false
     /// The port the socket is bound to (useful after binding port 0).
     public let localPort: Int
 
-    /// Binds `host:port` (a numeric IPv4 or IPv6 address) and starts accepting; each accepted connection is
-    /// handed to `onAccept`, not yet reading.
-    public init(
-        loop: EventLoop, host: String, port: Int, backlog: Int32 = 1024,
-        onAccept: @escaping (TCPConnection) -> Void
-    ) throws(LoopError) {
-        loop.preconditionInEventLoop()
-        self.loop = loop
-        self.onAccept = onAccept
-        (handle, localPort) = try Self.bind(loop: loop, host: host, port: port, backlog: backlog)
-        handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    }
+    /// How many connections one readiness of the socket accepts before the loop turns to its other work.
+    static let acceptsPerTurn = 64
+    /// How long accepting waits after the process ran out of descriptors or memory; the connections wait in the
+    /// backlog meanwhile.
+    static let pauseAfterExhaustion: Duration = .milliseconds(100)
 
-    /// Creates the socket, sets `SO_REUSEPORT`, binds and listens; returns the handle and the bound port.
-    private static func bind(
-        loop: EventLoop, host: String, port: Int, backlog: Int32
-    ) throws(LoopError) -> (UnsafeMutablePointer<uv_tcp_t>, Int) {
-        var address = try SocketAddress.make(host: host, port: port)
-        let handle = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
-        handle.initialize(to: uv_tcp_t())
-        let stream = UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_stream_t.self)
-        let family = UInt32(address.ss_family)
-        if let error = LoopError.failure(uv_tcp_init_ex(loop.uvLoop, handle, family), "socket \(host):\(port)") {
-            handle.deallocate()
+    /// Binds `host:port` (a numeric IPv4 or IPv6 address) and starts accepting on `loops[0]`, the calling loop; each
+    /// accepted connection is handed, not yet reading, to `onAccept` on the thread of the loop it was given to
+    /// (its ``TCPConnection/loop``, one of `loops`).
+    public init(
+        loops: [EventLoop], host: String, port: Int, backlog: Int32 = 1024,
+        onAccept: @escaping @Sendable (TCPConnection) -> Void
+    ) throws(LoopError) {
+        precondition(!loops.isEmpty, "a listener needs a loop")
+        loop = loops[0]
+        loop.preconditionInEventLoop()
+        placement = ConnectionPlacement(loops: loops)
+        self.onAccept = onAccept
+        (descriptor, localPort) = try Self.bind(host: host, port: port, backlog: backlog)
+        poll = .allocate(capacity: 1)
+        poll.initialize(to: uv_poll_t())
+        if let error = LoopError.failure(uv_poll_init(loop.uvLoop, poll, descriptor), "listen on \(host):\(port)") {
+            poll.deallocate()
+            Glibc.close(descriptor)
             throw error
         }
+        poll.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        watch()
+    }
+
+    /// A listener on one loop: every connection stays on `loop`.
+    public convenience init(
+        loop: EventLoop, host: String, port: Int, backlog: Int32 = 1024,
+        onAccept: @escaping @Sendable (TCPConnection) -> Void
+    ) throws(LoopError) {
+        try self.init(loops: [loop], host: host, port: port, backlog: backlog, onAccept: onAccept)
+    }
+
+    /// Creates a non-blocking socket, binds and listens; returns it and the bound port.
+    private static func bind(host: String, port: Int, backlog: Int32) throws(LoopError) -> (Int32, Int) {
+        var address = try SocketAddress.make(host: host, port: port)
+        let operation = "listen on \(host):\(port)"
+        let descriptor = socket(
+            Int32(address.ss_family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        try LoopError.check(descriptor >= 0 ? 0 : -errno, operation)
         var bound = sockaddr_storage()
         do {
-            let operation = "listen on \(host):\(port)"
-            var descriptor = uv_os_fd_t()
+            // A restarted server binds its port again while the last run's connections are in TIME_WAIT.
+            var one: Int32 = 1
             try LoopError.check(
-                uv_fileno(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), &descriptor),
-                operation)
-            try LoopError.check(tessera_set_reuseport(descriptor) == 0 ? 0 : -errno, operation)
+                setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
+                    ? 0 : -errno, operation)
+            let length = socklen_t(
+                Int32(address.ss_family) == AF_INET6
+                    ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
             try LoopError.check(
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(handle, $0, 0) }
-                }, operation)
-            try LoopError.check(
-                uv_listen(stream, backlog) { server, status in
-                    guard LoopError.failure(status, "listen") == nil, let server, let data = server.pointee.data else {
-                        return
-                    }
-                    Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().accept(from: server)
-                }, operation)
-            var length = Int32(MemoryLayout<sockaddr_storage>.size)
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
+                } == 0 ? 0 : -errno, operation)
+            try LoopError.check(listen(descriptor, backlog) == 0 ? 0 : -errno, operation)
+            var boundLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
             try LoopError.check(
                 withUnsafeMutablePointer(to: &bound) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getsockname(handle, $0, &length) }
-                }, operation)
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &boundLength) }
+                } == 0 ? 0 : -errno, operation)
         } catch {
-            handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
+            Glibc.close(descriptor)
             throw error
         }
-        return (handle, SocketAddress.port(bound))
+        return (descriptor, SocketAddress.port(bound))
     }
 
-    private func accept(from server: UnsafeMutablePointer<uv_stream_t>) {
-        guard !closed else { return }
-        let client = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
-        client.initialize(to: uv_tcp_t())
-        // A handle libuv did not initialize must not reach uv_close.
-        guard LoopError.failure(uv_tcp_init(loop.uvLoop, client), "accept") == nil else {
-            client.deallocate()
-            return
+    /// The connections open through this listener on each of its loops, in the order of its loops.
+    var openConnections: [Int] { placement.openCounts }
+
+    /// Accepts whenever the socket has connections waiting.
+    private func watch() {
+        let status = uv_poll_start(poll, Int32(UV_READABLE.rawValue)) { poll, _, _ in
+            guard let data = poll?.pointee.data else { return }
+            Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().acceptWaiting()
         }
-        let status = client.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_accept(server, $0) }
-        guard LoopError.failure(status, "accept") == nil else {
-            client.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
-            return
-        }
-        uv_tcp_nodelay(client, 1)
-        onAccept(TCPConnection(loop: loop, handle: client))
+        if LoopError.failure(status, "listen") != nil { pauseAccepting() }
     }
 
-    /// Stops accepting and releases the socket; connections already accepted are not affected.
+    /// Accepts the connections waiting, up to ``acceptsPerTurn``, and hands each to a loop.
+    private func acceptWaiting() {
+        for _ in 0..<Self.acceptsPerTurn {
+            guard !closed else { return }
+            let socket = tessera_accept(descriptor)
+            if socket >= 0 {
+                hand(AcceptedSocket(descriptor: socket, placement: placement))
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK:
+                return
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                // Level-triggered readiness would call again at once: wait instead, the backlog holds the rest.
+                return pauseAccepting()
+            default:
+                // A connection that failed before it was accepted (ECONNABORTED, and the network errors Linux
+                // reports here): the next one may be fine.
+                continue
+            }
+        }
+    }
+
+    private func pauseAccepting() {
+        uv_poll_stop(poll)
+        let timer = pause ?? LoopTimer(loop: loop)
+        pause = timer
+        timer.start(after: Self.pauseAfterExhaustion) { [weak self] in
+            guard let self, !self.closed else { return }
+            self.watch()
+        }
+    }
+
+    /// Gives the socket to its loop: at once when that is this loop, else through the loop's queue.
+    private func hand(_ socket: AcceptedSocket) {
+        guard let onAccept else { return }
+        let target = socket.loop
+        if target === loop {
+            Self.adopt(socket, onAccept)
+        } else {
+            target.execute { Self.adopt(socket, onAccept) }
+        }
+    }
+
+    /// On the socket's loop: makes it a connection and hands it over.
+    private static func adopt(_ socket: AcceptedSocket, _ onAccept: @Sendable (TCPConnection) -> Void) {
+        guard let connection = socket.open() else { return }
+        onAccept(connection)
+    }
+
+    /// Stops accepting and closes the socket (new connections are refused); connections already accepted, and those
+    /// on their way to another loop, are not affected.
     public func close() {
         guard !closed else { return }
         closed = true
-        handle.pointee.data = nil
-        handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
+        onAccept = nil
+        pause?.close()
+        pause = nil
+        poll.pointee.data = nil
+        // Closing the handle stops the polling first, so the socket may be closed right after.
+        poll.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
+        Glibc.close(descriptor)
     }
 
     deinit { close() }
+}
+
+/// Counts the connections a listener has given each loop and still open, and picks the loop for the next one.
+final class ConnectionPlacement: Sendable {
+    let loops: [EventLoop]
+    private let state: Mutex<(open: [Int], next: Int)>
+
+    init(loops: [EventLoop]) {
+        self.loops = loops
+        state = Mutex((open: Array(repeating: 0, count: loops.count), next: 0))
+    }
+
+    /// The position of the loop with the fewest open connections, the first from the one after the last pick when
+    /// several have as few; counts the new connection there.
+    func place() -> Int {
+        state.withLock { state in
+            var chosen = state.next
+            for step in 1..<max(state.open.count, 1) {
+                let candidate = (state.next + step) % state.open.count
+                if state.open[candidate] < state.open[chosen] { chosen = candidate }
+            }
+            state.open[chosen] += 1
+            state.next = (chosen + 1) % state.open.count
+            return chosen
+        }
+    }
+
+    /// A connection given to the loop at `position` has closed.
+    func release(_ position: Int) {
+        state.withLock { $0.open[position] -= 1 }
+    }
+
+    /// The open connections per loop, in the order of `loops`.
+    var openCounts: [Int] { state.withLock { $0.open } }
+}
+
+/// An accepted socket on its way to its loop. It owns the descriptor until ``open()`` makes it a connection; one
+/// that never gets there (its loop stopped) is closed and uncounted when it is released.
+private final class AcceptedSocket: @unchecked Sendable {
+    // Safe to send: it is used by one thread at a time, the listener's and then its loop's.
+    private let descriptor: Int32
+    private let placement: ConnectionPlacement
+    private let position: Int
+    private var owned = true
+
+    init(descriptor: Int32, placement: ConnectionPlacement) {
+        self.descriptor = descriptor
+        self.placement = placement
+        position = placement.place()
+    }
+
+    /// The loop the socket was given to.
+    var loop: EventLoop { placement.loops[position] }
+
+    /// A connection on the socket's loop (call on that loop's thread); nil when libuv refuses the socket, which is
+    /// then closed.
+    func open() -> TCPConnection? {
+        let handle = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+        handle.initialize(to: uv_tcp_t())
+        guard LoopError.failure(uv_tcp_init(loop.uvLoop, handle), "accept") == nil else {
+            handle.deallocate()
+            return nil
+        }
+        guard LoopError.failure(uv_tcp_open(handle, descriptor), "accept") == nil else {
+            handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
+            return nil
+        }
+        owned = false
+        uv_tcp_nodelay(handle, 1)
+        let placement = placement
+        let position = position
+        return TCPConnection(loop: loop, handle: handle) { placement.release(position) }
+    }
+
+    deinit {
+        guard owned else { return }
+        Glibc.close(descriptor)
+        placement.release(position)
+    }
 }

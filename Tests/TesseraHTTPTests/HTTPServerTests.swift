@@ -64,6 +64,7 @@ extension HTTPServerConfiguration {
 func testRouter(handlerStarted: Flag, handlerCancelled: Flag) -> HTTPRouter {
     var router = HTTPRouter()
     router.on(.get, "/hello", immediate: { _ in .text("hello") })
+    router.on(.get, "/loop", immediate: { _ in .text(EventLoop.current.map { "\($0.index)" } ?? "none") })
     router.on(
         .post, "/echo",
         handler: { request in
@@ -272,6 +273,31 @@ final class LogLines: Sendable {
         }
         #expect(status4 == 200)
         _ = held.1
+        await running.stop()
+    }
+
+    /// Eight connections kept open are served four on each loop; once loop 1's four close, the next four are all
+    /// served there. (The kernel's hash of their addresses, which picked the loop before, did both about one time in
+    /// sixty.)
+    @Test func connectionsKeptOpenAreServedByTheLoopWithTheFewest() async throws {
+        let running = try await RunningServer.start()
+        let port = running.server.port
+        let connect = { @Sendable (count: Int) async throws -> [(loop: String, client: SendableClient)] in
+            try await onThread {
+                try (0..<count).map { _ in
+                    let client = try BlockingClient(port: port)
+                    try client.send("GET /loop HTTP/1.1\r\nHost: t\r\n\r\n")
+                    return (try client.readResponse().body, SendableClient(client))
+                }
+            }
+        }
+        let first = try await connect(8)
+        #expect(first.map(\.loop).sorted() == ["0", "0", "0", "0", "1", "1", "1", "1"])
+        for held in first where held.loop == "1" { await onThreadClose(held.client) }
+        try await waitForConnections(running.server, 4)
+        let second = try await connect(4)
+        #expect(second.map(\.loop) == ["1", "1", "1", "1"])
+        for held in first + second { await onThreadClose(held.client) }
         await running.stop()
     }
 
@@ -509,7 +535,12 @@ final class LogLines: Sendable {
         let running = try await RunningServer.start()
         await #expect(throws: HTTPServerError.self) { try await running.server.start() }
         let group = try EventLoopGroup(loopCount: 1)
-        // SO_REUSEPORT lets the same user bind a port twice, so fail on an address that cannot be bound instead.
+        // The port is taken (with SO_REUSEPORT on both listeners, the kernel let a second server share it).
+        let second = HTTPServer(
+            name: "second", loops: group.loops, host: "127.0.0.1", port: running.server.port, router: HTTPRouter(),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        await #expect(throws: HTTPServerError.self) { try await second.start() }
         let invalid = HTTPServer(
             name: "invalid", loops: group.loops, host: "not-an-address", port: 0, router: HTTPRouter(),
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

@@ -1,11 +1,17 @@
 """HTTP-level behaviour of POST /rpc and the connections around it (API §2, §9)."""
 
 import json
+import os
+import resource
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import requests
 
-from rawhttp import request_bytes
+from rawhttp import RawConnection, request_bytes
+from servers import extra_server
 from support import JSON_HEADERS, TIMEOUT
 
 MIB = 1024 * 1024
@@ -132,3 +138,52 @@ def test_connection_close_is_honoured(listener):
         connection.send(request_bytes("GET", "/healthz", connection.host_header, headers={"Connection": "close"}))
         assert connection.read_response().status == 200
         assert connection.is_closed_by_peer()
+
+
+def _pid_listening_on(port: int) -> int:
+    """The process whose command line serves 127.0.0.1:PORT (an extra server of this suite)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                arguments = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"serve" in arguments and f"127.0.0.1:{port}".encode() in arguments:
+                return int(entry)
+    raise AssertionError(f"no server process listens on {port}")
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_server_out_of_descriptors_waits_without_spinning_and_then_serves_the_waiting_connections(public_url):
+    # Accepting stops while the process has no descriptor left (the connections wait in the backlog) and resumes
+    # once it has: nobody's connection is dropped, and the loop does not spin on a socket it cannot accept from.
+    with extra_server("descriptors", public_url, ["--loops", "2"]) as (server, _):
+        pid = _pid_listening_on(urlsplit(server.url).port)
+        healthz = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+        with RawConnection(server.url, TIMEOUT) as kept:
+            kept.send(healthz)
+            assert kept.read_response().status == 200
+            limits = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+            open_now = len(os.listdir(f"/proc/{pid}/fd"))
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (open_now + 2, limits[1]))
+            waiting = []
+            try:
+                for _ in range(6):
+                    connection = RawConnection(server.url, TIMEOUT)
+                    waiting.append(connection)
+                    connection.send(healthz)
+                time.sleep(0.3)
+                cpu_before = _cpu_seconds(pid)
+                time.sleep(1)
+                assert _cpu_seconds(pid) - cpu_before < 0.5, "the server spins while it cannot accept"
+                kept.send(healthz)
+                assert kept.read_response().status == 200, "a connection already open is served meanwhile"
+            finally:
+                resource.prlimit(pid, resource.RLIMIT_NOFILE, limits)
+            for connection in waiting:
+                assert connection.read_response().status == 200
+                connection.close()
