@@ -60,12 +60,17 @@ public final class HTTPServer: Sendable {
             return true
         }
         guard mayStart else { throw .alreadyStarted(name: name) }
-        let (host, port, contexts) = (host, requestedPort, contexts)
+        let (host, port, contexts, logger) = (host, requestedPort, contexts, logger)
         let first = contexts[0]
         let result = try? await first.loop.submit { () -> Result<Int, LoopError> in
             Result { () throws(LoopError) -> Int in
                 let listener = try TCPListener(loops: contexts.map(\.loop), host: host, port: port) { tcp in
                     contexts.first { $0.loop === tcp.loop }?.value.accept(tcp)
+                }
+                listener.onExhaustion = { reason in
+                    logger.warning(
+                        "accepting paused until descriptors or memory free up: connections wait in the backlog",
+                        metadata: ["error": "\(reason)"])
                 }
                 first.value.listener = listener
                 return listener.localPort

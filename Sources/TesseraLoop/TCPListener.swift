@@ -20,9 +20,14 @@ public final class TCPListener {
     private var onAccept: (@Sendable (TCPConnection) -> Void)?
     /// Runs while accepting is paused because the process is out of descriptors or memory.
     private var pause: LoopTimer?
+    /// Whether accepting has paused since a connection was last accepted.
+    private var exhausted = false
     private var closed = false
     /// The port the socket is bound to (useful after binding port 0).
     public let localPort: Int
+    /// Told, on the listener's loop, why accepting paused (the process is out of descriptors or memory), once until
+    /// a connection is accepted again.
+    public var onExhaustion: ((LoopError) -> Void)?
 
     /// How many connections one readiness of the socket accepts before the loop turns to its other work.
     static let acceptsPerTurn = 64
@@ -105,7 +110,7 @@ public final class TCPListener {
             guard let data = poll?.pointee.data else { return }
             Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().acceptWaiting()
         }
-        if LoopError.failure(status, "listen") != nil { pauseAccepting() }
+        if let error = LoopError.failure(status, "listen") { pauseAccepting(error) }
     }
 
     /// Accepts the connections waiting, up to ``acceptsPerTurn``, and hands each to a loop.
@@ -114,6 +119,7 @@ public final class TCPListener {
             guard !closed else { return }
             let socket = tessera_accept(descriptor)
             if socket >= 0 {
+                exhausted = false
                 hand(AcceptedSocket(descriptor: socket, placement: placement))
                 continue
             }
@@ -122,7 +128,7 @@ public final class TCPListener {
                 return
             case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                 // Level-triggered readiness would call again at once: wait instead, the backlog holds the rest.
-                return pauseAccepting()
+                return pauseAccepting(LoopError("accept", code: -errno))
             default:
                 // A connection that failed before it was accepted (ECONNABORTED, and the network errors Linux
                 // reports here): the next one may be fine.
@@ -131,7 +137,11 @@ public final class TCPListener {
         }
     }
 
-    private func pauseAccepting() {
+    private func pauseAccepting(_ reason: LoopError) {
+        if !exhausted {
+            exhausted = true
+            onExhaustion?(reason)
+        }
         uv_poll_stop(poll)
         let timer = pause ?? LoopTimer(loop: loop)
         pause = timer
@@ -164,6 +174,7 @@ public final class TCPListener {
         guard !closed else { return }
         closed = true
         onAccept = nil
+        onExhaustion = nil
         pause?.close()
         pause = nil
         poll.pointee.data = nil

@@ -112,19 +112,25 @@ final class HeldClients: @unchecked Sendable {
     }
 }
 
+/// A listener on port 0 for all of `group`'s loops whose connections echo with their loop's index and count their
+/// closes in `closed`.
+func namingListener(on group: EventLoopGroup, counting closed: Counter) async throws -> UnsafeSendable<TCPListener> {
+    try await group.loops[0].submit {
+        let listener = try TCPListener(loops: group.loops, host: "127.0.0.1", port: 0) { connection in
+            connection.delegate = EchoDelegate(closed: closed, naming: connection.loop)
+            connection.startReading()
+        }
+        return UnsafeSendable(listener)
+    }
+}
+
 @Suite struct TCPTests {
     /// Connections held open land two on each of two loops; once both of loop 1's close, the next two go there.
     @Test func aListenerGivesEachConnectionToTheLoopWithTheFewestOpen() async throws {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let closed = Counter()
-        let listener = try await group.loops[0].submit {
-            let listener = try TCPListener(loops: group.loops, host: "127.0.0.1", port: 0) { connection in
-                connection.delegate = EchoDelegate(closed: closed, naming: connection.loop)
-                connection.startReading()
-            }
-            return UnsafeSendable(listener)
-        }
+        let listener = try await namingListener(on: group, counting: closed)
         let port = listener.value.localPort
         let clients = try await HeldClients.connect(4, port: port)
         #expect(clients.loops.sorted() == ["0", "0", "1", "1"])
@@ -147,13 +153,7 @@ final class HeldClients: @unchecked Sendable {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let closed = Counter()
-        let listener = try await group.loops[0].submit {
-            let listener = try TCPListener(loops: group.loops, host: "127.0.0.1", port: 0) { connection in
-                connection.delegate = EchoDelegate(closed: closed, naming: connection.loop)
-                connection.startReading()
-            }
-            return UnsafeSendable(listener)
-        }
+        let listener = try await namingListener(on: group, counting: closed)
         let port = listener.value.localPort
         let first = try await HeldClients.connect(1, port: port)
         #expect(first.loops == ["0"])

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from rawhttp import RawConnection, request_bytes
-from servers import extra_server
+from servers import extra_server, server_log
 from support import JSON_HEADERS, TIMEOUT
 
 MIB = 1024 * 1024
@@ -187,3 +187,6 @@ def test_a_server_out_of_descriptors_waits_without_spinning_and_then_serves_the_
             for connection in waiting:
                 assert connection.read_response().status == 200
                 connection.close()
+    log = server_log("descriptors").read_text()
+    assert log.count("accepting paused") == 1, "one warning for the whole pause"
+    assert "too many open files" in log
