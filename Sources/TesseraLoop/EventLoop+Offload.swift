@@ -25,6 +25,7 @@ private class OffloadTask: @unchecked Sendable {
         let status = uv_queue_work(
             loop.uvLoop, request,
             { request in
+                tessera_name_pool_thread()
                 guard let data = request?.pointee.data else { return }
                 Unmanaged<OffloadTask>.fromOpaque(data).takeUnretainedValue().run()
             },

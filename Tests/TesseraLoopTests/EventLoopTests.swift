@@ -7,6 +7,15 @@ import Testing
 import Glibc
 #endif
 
+/// The calling thread's name, as `top -H` shows it.
+func callingThreadName() -> String {
+    let file = open("/proc/thread-self/comm", O_RDONLY)
+    defer { close(file) }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    _ = read(file, &bytes, bytes.count)
+    return String(decoding: bytes.prefix { $0 != 0 && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+}
+
 /// An actor that lives on a loop, as the database connections will.
 actor LoopBoundCounter {
     let loop: EventLoop
@@ -143,6 +152,8 @@ extension EventLoop {
             return (onPool, loop.inEventLoop, try await loop.offload { 6 * 7 })
         }.value
         #expect(result == (true, true, 42))
+        // Named for itself, not after the loop thread that started the pool.
+        #expect(try await loop.offload { callingThreadName() } == "tessera-pool")
         struct Boom: Error {}
         await #expect(throws: Boom.self) { try await loop.offload { throw Boom() } }
     }
