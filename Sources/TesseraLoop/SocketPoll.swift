@@ -1,7 +1,7 @@
 internal import CLibUV
 
-/// Watches a socket that another library owns (libpq's) for readability and writability; use it only on
-/// its loop's thread.
+/// Watches a socket that another owner closes (libpq's, a listener's) for readability and writability; use it only
+/// on its loop's thread.
 public final class SocketPoll {
     /// What the socket became ready for.
     public struct Events: OptionSet, Sendable {
@@ -45,6 +45,12 @@ public final class SocketPoll {
                     ?? .success(Events(rawValue: events)))
         }
         if let error = LoopError.failure(status, "poll socket \(descriptor)") { callback(.failure(error)) }
+    }
+
+    /// Stops watching until the next ``watch(_:_:)``.
+    public func stop() {
+        guard !closed else { return }
+        uv_poll_stop(handle)
     }
 
     /// Stops watching and releases the handle (the socket itself stays open: its owner closes it).

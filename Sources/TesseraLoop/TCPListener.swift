@@ -15,7 +15,7 @@ import Glibc
 public final class TCPListener {
     private let loop: EventLoop
     private let descriptor: Int32
-    private let poll: UnsafeMutablePointer<uv_poll_t>
+    private let poll: SocketPoll
     private let placement: ConnectionPlacement
     private var onAccept: (@Sendable (TCPConnection) -> Void)?
     /// Runs while accepting is paused because the process is out of descriptors or memory.
@@ -48,14 +48,12 @@ public final class TCPListener {
         placement = ConnectionPlacement(loops: loops)
         self.onAccept = onAccept
         (descriptor, localPort) = try Self.bind(host: host, port: port, backlog: backlog)
-        poll = .allocate(capacity: 1)
-        poll.initialize(to: uv_poll_t())
-        if let error = LoopError.failure(uv_poll_init(loop.uvLoop, poll, descriptor), "listen on \(host):\(port)") {
-            poll.deallocate()
+        do {
+            poll = try SocketPoll(loop: loop, descriptor: descriptor)
+        } catch {
             Glibc.close(descriptor)
             throw error
         }
-        poll.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         watch()
     }
 
@@ -106,11 +104,12 @@ public final class TCPListener {
 
     /// Accepts whenever the socket has connections waiting.
     private func watch() {
-        let status = uv_poll_start(poll, Int32(UV_READABLE.rawValue)) { poll, _, _ in
-            guard let data = poll?.pointee.data else { return }
-            Unmanaged<TCPListener>.fromOpaque(data).takeUnretainedValue().acceptWaiting()
+        poll.watch(.readable) { [weak self] result in
+            switch result {
+            case .success: self?.acceptWaiting()
+            case .failure(let error): self?.pauseAccepting(error)
+            }
         }
-        if let error = LoopError.failure(status, "listen") { pauseAccepting(error) }
     }
 
     /// Accepts the connections waiting, up to ``acceptsPerTurn``, and hands each to a loop.
@@ -142,7 +141,7 @@ public final class TCPListener {
             exhausted = true
             onExhaustion?(reason)
         }
-        uv_poll_stop(poll)
+        poll.stop()
         let timer = pause ?? LoopTimer(loop: loop)
         pause = timer
         timer.start(after: Self.pauseAfterExhaustion) { [weak self] in
@@ -177,9 +176,8 @@ public final class TCPListener {
         onExhaustion = nil
         pause?.close()
         pause = nil
-        poll.pointee.data = nil
-        // Closing the handle stops the polling first, so the socket may be closed right after.
-        poll.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_close($0, freeHandle) }
+        // Closing the watcher stops the polling first, so the socket may be closed right after.
+        poll.close()
         Glibc.close(descriptor)
     }
 
