@@ -32,18 +32,18 @@ say "building Benchmarks/ (release) in $scratch"
 
 url=$(prepare_token_cycle_database tessera_bench "$shared")
 
-# pgbench_rate: runs the ceiling once, prints "cycles/s latency-average-ms" (scripts/lib.sh).
+# pgbench_rate: runs the ceiling once, prints "cycles/s latency-average-ms p50-ms p99-ms" (scripts/lib.sh).
 pgbench_rate() {
     pgbench_token_cycle "$url" "$seconds" "$shared" || die "the pgbench ceiling could not be measured"
 }
 
 say "measuring pgbench (${seconds}s)"
-read -r before before_avg < <(pgbench_rate)
+read -r before _ before_p50 before_p99 < <(pgbench_rate)
 [[ -n ${before:-} ]] || die "the pgbench ceiling could not be measured"
 say "measuring TesseraPostgres (${seconds}s)"
 ours=$("$scratch/release/TokenCycleBench" "$url" "$seconds" 16 2 8)
 say "measuring pgbench again (${seconds}s)"
-read -r after after_avg < <(pgbench_rate)
+read -r after _ after_p50 after_p99 < <(pgbench_rate)
 [[ -n ${after:-} ]] || die "the pgbench ceiling could not be measured"
 
 rate=$(sed -E 's/.*rate=([0-9.]+).*/\1/' <<<"$ours")
@@ -53,10 +53,10 @@ p99=$(sed -E 's/.*p99_ms=([0-9.]+).*/\1/' <<<"$ours")
     printf 'Token-cycle database benchmark, %s, commit %s, %s cores, %ss each\n\n' \
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git -C "$TESSERA_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
         "$(nproc)" "$seconds"
-    printf '%-44s %12s %14s\n' target 'cycles/s' 'latency ms'
-    printf '%-44s %12s %14s\n' "ceiling: pgbench -M prepared -c16 -j2 (before)" "$before" "avg $before_avg"
-    printf '%-44s %12s %14s\n' "TesseraPostgres, 16 clients on 2 loops" "$rate" "p50 $p50 p99 $p99"
-    printf '%-44s %12s %14s\n' "ceiling: pgbench (after)" "$after" "avg $after_avg"
+    printf '%-44s %12s %22s\n' target 'cycles/s' 'latency ms'
+    printf '%-44s %12s %22s\n' "ceiling: pgbench -M prepared -c16 -j2 (before)" "$before" "p50 $before_p50 p99 $before_p99"
+    printf '%-44s %12s %22s\n' "TesseraPostgres, 16 clients on 2 loops" "$rate" "p50 $p50 p99 $p99"
+    printf '%-44s %12s %22s\n' "ceiling: pgbench (after)" "$after" "p50 $after_p50 p99 $after_p99"
     awk -v rate="$rate" -v a="$before" -v b="$after" 'BEGIN {
         ceiling = (a + b) / 2
         r = (ceiling > 0) ? rate / ceiling : 0

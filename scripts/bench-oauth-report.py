@@ -52,7 +52,9 @@ def table(rows, args):
     lines.append("")
     lines.append(f"ceiling: pgbench token cycle -M prepared -c16 -j2: before {args.ceiling_before:.1f}, "
                  f"after {args.ceiling_after:.1f}, mean {ceiling:.1f} cycles/s "
-                 f"(latency avg {args.ceiling_before_avg:.3f} / {args.ceiling_after_avg:.3f} ms)")
+                 f"(latency avg {args.ceiling_before_avg:.3f} / {args.ceiling_after_avg:.3f} ms, "
+                 f"p50 {args.ceiling_before_percentiles[0]:.2f} / {args.ceiling_after_percentiles[0]:.2f} ms, "
+                 f"p99 {args.ceiling_before_percentiles[1]:.2f} / {args.ceiling_after_percentiles[1]:.2f} ms)")
     floor = (args.floor_before + args.floor_after) / 2
     lines.append(f"floor: pgbench one-transaction grant (pg_one_tx_cycle.sql): before {args.floor_before:.1f}, "
                  f"after {args.floor_after:.1f}, mean {floor:.1f} cycles/s")
@@ -75,6 +77,9 @@ def table(rows, args):
         verdict = "met" if p99 < CYCLE_P99_TARGET_MS else "BELOW TARGET"
         lines.append(f"cycle p99 at {args.headline:<3}         {p99:5.2f} ms  (target < {CYCLE_P99_TARGET_MS:.0f} ms)  "
                      f"{verdict}")
+        ceiling_p99 = (args.ceiling_before_percentiles[1] + args.ceiling_after_percentiles[1]) / 2
+        lines.append(f"cycle p99 / ceiling p99  {p99 / ceiling_p99 if ceiling_p99 > 0 else 0.0:5.2f}  (the ceiling's "
+                     "own cycle at 16 clients, its database work alone: the mean of its two runs)")
     lines.append("")
     lines.append(f"cost per operation at {args.headline} (CPU from /proc, transactions from pg_stat_database):")
     for row in rows:
@@ -167,6 +172,10 @@ def main():
     parser.add_argument("--ceiling-after", type=float, required=True)
     parser.add_argument("--ceiling-before-avg", type=float, required=True)
     parser.add_argument("--ceiling-after-avg", type=float, required=True)
+    parser.add_argument("--ceiling-before-percentiles", type=float, nargs=2, required=True, metavar=("P50", "P99"),
+                        help="the ceiling's p50 and p99 latency before the scenarios (ms)")
+    parser.add_argument("--ceiling-after-percentiles", type=float, nargs=2, required=True, metavar=("P50", "P99"),
+                        help="the ceiling's p50 and p99 latency after them (ms)")
     parser.add_argument("--ceiling-db-cpu", type=float, required=True,
                         help="the database's CPU per ceiling cycle (us), for comparison with the cycle's")
     parser.add_argument("--floor-before", type=float, required=True)

@@ -120,7 +120,7 @@ busy_ticks() {
 }
 
 # measure_ceiling [KIND URL]: runs a pgbench ceiling once (KIND token at the ceiling's database by default, or
-# one_tx at the floor's), prints "cycles/s latency-average-ms database-us-per-cycle". The database's CPU is the
+# one_tx at the floor's), prints "cycles/s latency-average-ms p50-ms p99-ms database-us-per-cycle". The database's CPU is the
 # machine's busy time during the run less pgbench's own (the server is idle then), so it is comparable with the
 # database CPU the generator reports per cycle.
 measure_ceiling() {
@@ -148,11 +148,11 @@ cpu_steal_ticks() {
 
 read -r steal_start total_start < <(cpu_steal_ticks)
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
-read -r before before_avg before_db <<<"$measured"
+read -r before before_avg before_p50 before_p99 before_db <<<"$measured"
 # The floor's codes are unique per run only (random, 1 in 2e9), so each measurement gets a fresh database.
 floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
 measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
-read -r floor_before _ floor_before_db <<<"$measured"
+read -r floor_before _ _ _ floor_before_db <<<"$measured"
 
 max_users=$headline
 for level in "${sweep_levels[@]}"; do ((level > max_users)) && max_users=$level; done
@@ -217,10 +217,10 @@ server_pid=
 "$dev_db" psql postgres -XAtqc "CHECKPOINT" >/dev/null
 floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
 measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
-read -r floor_after _ floor_after_db <<<"$measured"
+read -r floor_after _ _ _ floor_after_db <<<"$measured"
 ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
-read -r after after_avg after_db <<<"$measured"
+read -r after after_avg after_p50 after_p99 after_db <<<"$measured"
 read -r steal_end total_end < <(cpu_steal_ticks)
 steal_percent=$(awk -v s=$((steal_end - steal_start)) -v t=$((total_end - total_start)) \
     'BEGIN { printf "%.1f", (t > 0) ? 100 * s / t : 0 }')
@@ -233,6 +233,7 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --raw "$raw" --out "$results_dir/oauth" --headline "$headline" \
     --ceiling-before "$before" --ceiling-after "$after" \
     --ceiling-before-avg "$before_avg" --ceiling-after-avg "$after_avg" \
+    --ceiling-before-percentiles "$before_p50" "$before_p99" --ceiling-after-percentiles "$after_p50" "$after_p99" \
     --ceiling-db-cpu "$(((before_db + after_db) / 2))" \
     --floor-before "$floor_before" --floor-after "$floor_after" \
     --floor-db-cpu "$(((floor_before_db + floor_after_db) / 2))" \

@@ -183,20 +183,35 @@ prepare_token_cycle_database() {
 # pgbench_token_cycle URL SECONDS SHARED [KIND]
 # Runs a token-cycle ceiling once: pgbench -n -M prepared -c 16 -j 2 with SHARED/bench/pg_KIND_cycle.sql (KIND
 # token by default, or one_tx) against URL (made by prepare_token_cycle_database with the same KIND) for SECONDS,
-# and prints "cycles/s latency-average-ms". Fails with pgbench's output when pgbench fails.
+# and prints "cycles/s latency-average-ms p50-ms p99-ms": the percentiles of the cycles' latency, from pgbench's
+# log of a tenth of its transactions, drawn at random (-l --sampling-rate 0.1; one script run is one pgbench
+# transaction), enough for a p99 and a tenth of the log's writes. Fails with pgbench's output when pgbench fails.
 pgbench_token_cycle() {
-    local url=$1 seconds=$2 shared=$3 kind=${4:-token} raw script
+    local url=$1 seconds=$2 shared=$3 kind=${4:-token} raw script logs status=0
     script=$shared/bench/pg_${kind}_cycle.sql
+    logs=$(mktemp -d "${TMPDIR:-/tmp}/pgbench-log.XXXXXX")
     if [[ $kind == one_tx ]]; then
         # Its code ids are one random number in 2e9 per client: at 20,000 cycles/s two of a client's codes collide
         # within seconds and pgbench aborts on the duplicate key. The same statements over a wider range of ids.
-        script=$(mktemp "${TMPDIR:-/tmp}/pg_one_tx_cycle.XXXXXX.sql")
+        script=$logs/pg_one_tx_cycle.sql
         sed 's/random(1, 2000000000)/random(1, 1000000000000000000)/' "$shared/bench/pg_one_tx_cycle.sql" >"$script"
     fi
-    raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -f "$script" "$url" 2>&1) \
-        || { say "pgbench failed: $raw"; [[ $kind == token ]] || rm -f "$script"; return 1; }
-    [[ $kind == token ]] || rm -f "$script"
-    awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 }
-        END { if (tps == "") exit 1; printf "%.1f %.3f\n", tps, avg }' <<<"$raw" \
-        || { say "could not read pgbench's output: $raw"; return 1; }
+    if ! raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -l --sampling-rate 0.1 --log-prefix "$logs/cycle" \
+        -f "$script" "$url" 2>&1); then
+        say "pgbench failed: $raw"
+        rm -rf "$logs"
+        return 1
+    fi
+    # The log's third field is the transaction's latency in microseconds.
+    cat "$logs"/cycle.* | awk '{ print $3 }' | sort -n | awk -v summary="$(awk '
+            /^tps = / { tps = $3 } /^latency average = / { avg = $4 } END { if (tps != "") print tps, avg }' <<<"$raw")" '
+        { latency[NR] = $1 }
+        END {
+            if (summary == "" || NR == 0) exit 1
+            split(summary, part, " ")
+            printf "%.1f %.3f %.3f %.3f\n", part[1], part[2], latency[int((NR - 1) * 0.50) + 1] / 1000,
+                latency[int((NR - 1) * 0.99) + 1] / 1000
+        }' || status=$?
+    rm -rf "$logs"
+    ((status == 0)) || { say "could not read pgbench's output: $raw"; return 1; }
 }
