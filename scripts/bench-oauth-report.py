@@ -37,6 +37,11 @@ def read_rows(path):
     return rows
 
 
+def mean_ceiling_p99(args):
+    """The ceiling's p99 latency in ms: the mean of its runs before and after the scenarios."""
+    return (args.ceiling_before_percentiles[1] + args.ceiling_after_percentiles[1]) / 2
+
+
 def table(rows, args):
     ceiling = (args.ceiling_before + args.ceiling_after) / 2
     lines = [args.title, ""]
@@ -77,7 +82,7 @@ def table(rows, args):
         verdict = "met" if p99 < CYCLE_P99_TARGET_MS else "BELOW TARGET"
         lines.append(f"cycle p99 at {args.headline:<3}         {p99:5.2f} ms  (target < {CYCLE_P99_TARGET_MS:.0f} ms)  "
                      f"{verdict}")
-        ceiling_p99 = (args.ceiling_before_percentiles[1] + args.ceiling_after_percentiles[1]) / 2
+        ceiling_p99 = mean_ceiling_p99(args)
         lines.append(f"cycle p99 / ceiling p99  {p99 / ceiling_p99 if ceiling_p99 > 0 else 0.0:5.2f}  (the ceiling's "
                      "own cycle at 16 clients, its database work alone: the mean of its two runs)")
     lines.append("")
@@ -143,6 +148,9 @@ def plot(rows, args, path):
         throughput.axhline(ceiling * CYCLE_RATIO_TARGET, color="tab:red", linestyle=":",
                            label=f"cycle target ({CYCLE_RATIO_TARGET} x ceiling)")
     latency.axhline(CYCLE_P99_TARGET_MS, color="tab:red", linestyle=":", label="cycle p99 target (20 ms)")
+    ceiling_p99 = mean_ceiling_p99(args)
+    if ceiling_p99 > 0:
+        latency.axhline(ceiling_p99, color="gray", linestyle=":", label="pgbench token-cycle ceiling p99 (c=16)")
     levels = sorted({r["concurrency"] for r in rows if r["phase"] == "sweep"})
     for axis in (throughput, latency):
         axis.set_xscale("log", base=2)
