@@ -120,9 +120,9 @@ busy_ticks() {
 }
 
 # measure_ceiling [KIND URL]: runs a pgbench ceiling once (KIND token at the ceiling's database by default, or
-# one_tx at the floor's), prints "cycles/s latency-average-ms p50-ms p99-ms database-us-per-cycle". The database's CPU is the
-# machine's busy time during the run less pgbench's own (the server is idle then), so it is comparable with the
-# database CPU the generator reports per cycle.
+# one_tx at the floor's), prints "cycles/s latency-average-ms p50-ms p99-ms database-us-per-cycle". The database's
+# CPU is the machine's busy time during the run less pgbench's own (the server is idle then), so it is comparable
+# with the database CPU the generator reports per cycle.
 measure_ceiling() {
     local kind=${1:-token} url=${2:-$ceiling_url}
     say "measuring the pgbench $kind-cycle ceiling (${seconds}s)"

@@ -202,9 +202,11 @@ pgbench_token_cycle() {
         rm -rf "$logs"
         return 1
     fi
+    local summary
+    summary=$(awk '/^tps = / { tps = $3 } /^latency average = / { avg = $4 } END { if (tps != "") print tps, avg }' \
+        <<<"$raw")
     # The log's third field is the transaction's latency in microseconds.
-    cat "$logs"/cycle.* | awk '{ print $3 }' | sort -n | awk -v summary="$(awk '
-            /^tps = / { tps = $3 } /^latency average = / { avg = $4 } END { if (tps != "") print tps, avg }' <<<"$raw")" '
+    cat "$logs"/cycle.* | awk '{ print $3 }' | sort -n | awk -v summary="$summary" '
         { latency[NR] = $1 }
         END {
             if (summary == "" || NR == 0) exit 1
