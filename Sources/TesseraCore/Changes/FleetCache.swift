@@ -1,26 +1,38 @@
-import Synchronization
+public import Synchronization
 
 /// Values read from the database, kept by key for at most a staleness bound and dropped early by the
 /// ``ChangeFeed``'s notices; safe from any thread.
 ///
 /// A read that started before a notice never stores its (possibly stale) result: every drop moves an epoch, and a
 /// load stores only if the epoch it began in is still current.
+///
+/// The reads and the store are inlinable so that other modules run them specialized for their `Value` (a cached
+/// client is looked up on every authorization and token request; unspecialized, each look-up fetched the generic
+/// metadata of its state and copied entries through value witnesses).
 public final class FleetCache<Value: Sendable>: Sendable {
-    private struct Entry {
-        let value: Value
-        let loadedAt: ContinuousClock.Instant
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let value: Value
+        @usableFromInline let loadedAt: ContinuousClock.Instant
+
+        @usableFromInline
+        init(value: Value, loadedAt: ContinuousClock.Instant) {
+            self.value = value
+            self.loadedAt = loadedAt
+        }
     }
 
-    private struct State {
-        var entries: [String: Entry] = [:]
-        var epoch: UInt64 = 0
+    @usableFromInline
+    struct State {
+        @usableFromInline var entries: [String: Entry] = [:]
+        @usableFromInline var epoch: UInt64 = 0
     }
 
     /// The longest a value is served.
     public let staleness: Duration
     /// The most keys held; the cache starts over when a new key would exceed it.
     public let capacity: Int
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
 
     init(staleness: Duration, capacity: Int) {
         precondition(capacity > 0)
@@ -30,6 +42,7 @@ public final class FleetCache<Value: Sendable>: Sendable {
 
     /// The value of `key`: the cached one while younger than ``staleness``, else what `load` returns (kept unless a
     /// notice came in meanwhile). `load`'s errors are thrown and nothing is kept.
+    @inlinable
     public func value(for key: String, load: () async throws -> Value) async throws -> Value {
         let loadedAt = ContinuousClock.now
         let (cached, epoch) = cached(key)
@@ -41,6 +54,7 @@ public final class FleetCache<Value: Sendable>: Sendable {
 
     /// Keeps `value`, read from the database at `loadedAt` (before the read began), for `key` unless a notice came in
     /// since `epoch`; for readers that fetch several things in one round trip.
+    @inlinable
     public func store(_ value: Value, for key: String, loadedAt: ContinuousClock.Instant, epoch: UInt64) {
         state.withLock { state in
             guard state.epoch == epoch else { return }
@@ -51,6 +65,7 @@ public final class FleetCache<Value: Sendable>: Sendable {
 
     /// The value of `key` if cached and younger than ``staleness``, and the epoch to pass to
     /// ``store(_:for:loadedAt:epoch:)`` after reading it otherwise.
+    @inlinable
     public func cached(_ key: String) -> (value: Value?, epoch: UInt64) {
         let now = ContinuousClock.now
         return state.withLock { state in
