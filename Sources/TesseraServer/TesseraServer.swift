@@ -29,6 +29,9 @@ public final class TesseraServer: Sendable {
     public let janitor: Janitor
     private let janitorLoop: EventLoop
     private let janitorTask = Mutex<Task<Void, Never>?>(nil)
+    /// How late each event loop runs what falls due (`tessera_event_loop_lag_seconds`), while the server runs.
+    private let loopLag: LoopLagMonitor
+    private let loops: [EventLoop]
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
@@ -43,6 +46,8 @@ public final class TesseraServer: Sendable {
         self.metrics = metrics
         janitor = Janitor(database: database, clock: services.clock, metrics: metrics, logger: logger)
         janitorLoop = group.loops[0]
+        loopLag = LoopLagMonitor(metrics: metrics, logger: logger)
+        loops = group.loops
         var http = http
         http.maxConnections = configuration.maxConnections
         http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
@@ -103,6 +108,7 @@ public final class TesseraServer: Sendable {
             await shutdown(gracePeriod: .zero)
             throw error
         }
+        loopLag.start(on: loops)
         if configuration.retentionInterval > 0 {
             let task = janitor.start(every: .seconds(configuration.retentionInterval), on: janitorLoop)
             janitorTask.withLock { $0 = task }
@@ -115,6 +121,7 @@ public final class TesseraServer: Sendable {
             task?.cancel()
             task = nil
         }
+        loopLag.stop()
         async let publicDone: Void? = publicServer?.shutdown(gracePeriod: gracePeriod)
         async let adminDone: Void? = adminServer?.shutdown(gracePeriod: gracePeriod)
         _ = await (publicDone, adminDone)

@@ -1,0 +1,97 @@
+import Logging
+import Synchronization
+import TesseraLoop
+import TesseraMetrics
+import TesseraServer
+import TesseraTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The event-loop lag monitor tells a loop that stopped (a callback that held its thread) from one that only waited.
+struct LoopLagMonitorTests {
+    /// The metadata of each warning logged.
+    final class Warnings: Sendable {
+        let list = Mutex<[Logger.Metadata]>([])
+    }
+
+    /// Keeps the warnings in a ``Warnings``.
+    struct WarningLog: LogHandler {
+        let warnings: Warnings
+        var logLevel: Logger.Level = .warning
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            warnings.list.withLock { $0.append(event.metadata ?? [:]) }
+        }
+    }
+
+    /// The `le` buckets of loop `loop`'s series as rendered, cumulative.
+    static func buckets(_ metrics: MetricsRegistry, loop: Int) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in metrics.render().split(separator: "\n")
+        where line.hasPrefix("tessera_event_loop_lag_seconds_bucket{loop=\"\(loop)\",") {
+            guard let le = line.split(separator: "le=\"").last?.split(separator: "\"").first,
+                let count = line.split(separator: " ").last.flatMap({ Int($0) })
+            else { continue }
+            counts[String(le)] = count
+        }
+        return counts
+    }
+
+    @Test func aBlockedLoopIsMeasuredAndWarnedAboutTheOtherIsNot() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        let metrics = MetricsRegistry()
+        let warnings = Warnings()
+        let logger = Logger(label: "test") { _ in WarningLog(warnings: warnings) }
+        let monitor = LoopLagMonitor(
+            metrics: metrics, logger: logger, interval: .milliseconds(10), warningLag: .milliseconds(150))
+        monitor.start(on: group.loops)
+        defer { monitor.stop() }
+        // Both loops time a few turns before one of them is held.
+        try await waitUntil { Self.buckets(metrics, loop: 0)["+Inf", default: 0] >= 3 }
+        try await waitUntil { Self.buckets(metrics, loop: 1)["+Inf", default: 0] >= 3 }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.loops[1].execute {
+                usleep(300_000)
+                continuation.resume()
+            }
+        }
+        // The monitor records the lag before it warns.
+        try await waitUntil { warnings.list.withLock { $0 }.contains { $0["loop"] == "1" } }
+        let loop1 = Self.buckets(metrics, loop: 1)
+        #expect(loop1["+Inf", default: 0] - loop1["0.25", default: 0] >= 1)
+        let logged = warnings.list.withLock { $0 }
+        let lags = logged.filter { $0["loop"] == "1" }.compactMap { $0["lag_ms"].flatMap { Int("\($0)") } }
+        // The hold less at most one interval; a busy test machine may add to it, never take from it.
+        #expect(lags.contains { (250...1_000).contains($0) }, "loop 1's warnings: \(lags) ms")
+        // The loop that was not held ran every timer without waiting for the other.
+        let loop0 = Self.buckets(metrics, loop: 0)
+        #expect(loop0["+Inf", default: 0] - loop0["0.25", default: 0] == 0)
+        #expect(!logged.contains { $0["loop"] == "0" && ($0["lag_ms"].flatMap { Int("\($0)") } ?? 0) >= 250 })
+    }
+
+    @Test func stoppedBeforeItsTimersStartLeavesNoneRunning() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let metrics = MetricsRegistry()
+        let monitor = LoopLagMonitor(
+            metrics: metrics, logger: Logger(label: "test"), interval: .milliseconds(5))
+        // The loop is held while the monitor starts and stops, so its timer is made only after `stop`.
+        let release = Mutex(false)
+        group.loops[0].execute {
+            while !release.withLock({ $0 }) { usleep(1000) }
+        }
+        monitor.start(on: group.loops)
+        monitor.stop()
+        release.withLock { $0 = true }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(Self.buckets(metrics, loop: 0)["+Inf", default: 0] == 0)
+    }
+}
