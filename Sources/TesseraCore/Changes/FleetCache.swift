@@ -6,6 +6,10 @@ public import Synchronization
 /// A read that started before a notice never stores its (possibly stale) result: every drop moves an epoch, and a
 /// load stores only if the epoch it began in is still current.
 ///
+/// A value is read again before it is too old: the first ``value(for:load:)`` to find it half as old as the bound
+/// reads it, while the others are served what is cached. Under load, the requests that need a value then do not all
+/// wait for the database together each time it would expire (every one of them read it then); one does.
+///
 /// The reads and the store are inlinable so that other modules run them specialized for their `Value` (a cached
 /// client is looked up on every authorization and token request; unspecialized, each look-up fetched the generic
 /// metadata of its state and copied entries through value witnesses).
@@ -26,6 +30,8 @@ public final class FleetCache<Value: Sendable>: Sendable {
     struct State {
         @usableFromInline var entries: [String: Entry] = [:]
         @usableFromInline var epoch: UInt64 = 0
+        /// Keys a ``FleetCache/value(for:load:)`` is reading again before they are too old.
+        @usableFromInline var refreshing: Set<String> = []
     }
 
     /// The longest a value is served.
@@ -41,12 +47,22 @@ public final class FleetCache<Value: Sendable>: Sendable {
     }
 
     /// The value of `key`: the cached one while younger than ``staleness``, else what `load` returns (kept unless a
-    /// notice came in meanwhile). `load`'s errors are thrown and nothing is kept.
+    /// notice came in meanwhile). The first call to find the cached value half as old as ``staleness`` loads it again
+    /// while the others are served it. `load`'s errors are thrown and nothing is kept.
     @inlinable
     public func value(for key: String, load: () async throws -> Value) async throws -> Value {
         let loadedAt = ContinuousClock.now
-        let (cached, epoch) = cached(key)
+        let (cached, epoch, refreshes) = state.withLock { state -> (Value?, UInt64, Bool) in
+            guard let entry = state.entries[key], loadedAt - entry.loadedAt < staleness else {
+                return (nil, state.epoch, false)
+            }
+            if loadedAt - entry.loadedAt >= staleness / 2, state.refreshing.insert(key).inserted {
+                return (nil, state.epoch, true)
+            }
+            return (entry.value, state.epoch, false)
+        }
         if let cached { return cached }
+        defer { if refreshes { state.withLock { _ = $0.refreshing.remove(key) } } }
         let value = try await load()
         store(value, for: key, loadedAt: loadedAt, epoch: epoch)
         return value

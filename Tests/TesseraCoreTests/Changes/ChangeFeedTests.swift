@@ -53,6 +53,36 @@ import Testing
         #expect(try await cache.value(for: "a") { "not read again" } == .some(nil))
     }
 
+    @Test func aValueHalfAsOldAsTheBoundIsReadAgainByOneCallerWhileTheOthersAreServedIt() async throws {
+        let feed = ChangeFeed(staleness: .seconds(2))
+        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        #expect(try await cache.value(for: "a") { 1 } == 1)
+        try await Task.sleep(for: .milliseconds(1_100))
+        // The first caller past half the bound reads again; its read waits for the test.
+        let gate = Gate()
+        let refresher = Task { try await cache.value(for: "a") { await gate.wait(returning: 2) } }
+        try await waitUntil { gate.isWaiting }
+        let others = Counter()
+        for _ in 0..<8 {
+            #expect(try await cache.value(for: "a") { others.next() + 100 } == 1)
+        }
+        gate.open()
+        #expect(try await refresher.value == 2)
+        #expect(try await cache.value(for: "a") { others.next() + 100 } == 2)
+        #expect(others.next() == 1, "only the refresher read")
+    }
+
+    @Test func aFailedReadAheadIsTriedAgainByTheNextCaller() async throws {
+        struct Down: Error {}
+        let feed = ChangeFeed(staleness: .seconds(2))
+        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        #expect(try await cache.value(for: "a") { 1 } == 1)
+        try await Task.sleep(for: .milliseconds(1_100))
+        await #expect(throws: Down.self) { try await cache.value(for: "a") { throw Down() } }
+        #expect(try await cache.value(for: "a") { 3 } == 3)
+        #expect(try await cache.value(for: "a") { 4 } == 3)
+    }
+
     @Test func aFullCacheStartsOverAndAnotherTopicCanDropItWhole() async throws {
         let feed = ChangeFeed()
         let cache: FleetCache<Int> = feed.cache(Self.clients, droppedWholeBy: [Self.tenants], capacity: 3)
@@ -167,5 +197,32 @@ private final class Counter: Sendable {
             $0 += 1
             return $0
         }
+    }
+}
+
+/// A read that waits until the test opens it.
+private final class Gate: Sendable {
+    private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, open: Bool)>((nil, false))
+
+    var isWaiting: Bool { state.withLock { $0.waiting != nil } }
+
+    func wait(returning value: Int) async -> Int {
+        await withCheckedContinuation { continuation in
+            let openAlready = state.withLock { state in
+                if !state.open { state.waiting = continuation }
+                return state.open
+            }
+            if openAlready { continuation.resume() }
+        }
+        return value
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
     }
 }
