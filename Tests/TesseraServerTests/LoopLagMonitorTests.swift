@@ -12,25 +12,6 @@ import Glibc
 
 /// The event-loop lag monitor tells a loop that stopped (a callback that held its thread) from one that only waited.
 struct LoopLagMonitorTests {
-    /// The metadata of each warning logged.
-    final class Warnings: Sendable {
-        let list = Mutex<[Logger.Metadata]>([])
-    }
-
-    /// Keeps the warnings in a ``Warnings``.
-    struct WarningLog: LogHandler {
-        let warnings: Warnings
-        var logLevel: Logger.Level = .warning
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            warnings.list.withLock { $0.append(event.metadata ?? [:]) }
-        }
-    }
-
     /// The `le` buckets of loop `loop`'s series as rendered, cumulative.
     static func buckets(_ metrics: MetricsRegistry, loop: Int) -> [String: Int] {
         var counts: [String: Int] = [:]
@@ -48,8 +29,8 @@ struct LoopLagMonitorTests {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let metrics = MetricsRegistry()
-        let warnings = Warnings()
-        let logger = Logger(label: "test") { _ in WarningLog(warnings: warnings) }
+        let (logger, log) = CapturingLogHandler.logger()
+        let warnings: @Sendable () -> [[String: String]] = { log.all.filter { $0.level == .warning }.map(\.metadata) }
         let monitor = LoopLagMonitor(
             metrics: metrics, logger: logger, interval: .milliseconds(10), warningLag: .milliseconds(150))
         monitor.start(on: group.loops)
@@ -64,17 +45,17 @@ struct LoopLagMonitorTests {
             }
         }
         // The monitor records the lag before it warns.
-        try await waitUntil { warnings.list.withLock { $0 }.contains { $0["loop"] == "1" } }
+        try await waitUntil { warnings().contains { $0["loop"] == "1" } }
         let loop1 = Self.buckets(metrics, loop: 1)
         #expect(loop1["+Inf", default: 0] - loop1["0.25", default: 0] >= 1)
-        let logged = warnings.list.withLock { $0 }
-        let lags = logged.filter { $0["loop"] == "1" }.compactMap { $0["lag_ms"].flatMap { Int("\($0)") } }
+        let logged = warnings()
+        let lags = logged.filter { $0["loop"] == "1" }.compactMap { $0["lag_ms"].flatMap { Int($0) } }
         // The hold less at most one interval; a busy test machine may add to it, never take from it.
         #expect(lags.contains { (250...1_000).contains($0) }, "loop 1's warnings: \(lags) ms")
         // The loop that was not held ran every timer without waiting for the other.
         let loop0 = Self.buckets(metrics, loop: 0)
         #expect(loop0["+Inf", default: 0] - loop0["0.25", default: 0] == 0)
-        #expect(!logged.contains { $0["loop"] == "0" && ($0["lag_ms"].flatMap { Int("\($0)") } ?? 0) >= 250 })
+        #expect(!logged.contains { $0["loop"] == "0" && ($0["lag_ms"].flatMap { Int($0) } ?? 0) >= 250 })
     }
 
     @Test func stoppedBeforeItsTimersStartLeavesNoneRunning() async throws {

@@ -3,6 +3,7 @@ import TesseraCore
 import TesseraHTTP
 import TesseraJSON
 import TesseraLoop
+import TesseraTestSupport
 import Testing
 
 /// The SMS senders against a real webhook receiver on loopback, and what they log.
