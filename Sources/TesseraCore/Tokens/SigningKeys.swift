@@ -1,5 +1,4 @@
 public import FoundationEssentials
-import Synchronization
 public import TesseraCrypto
 import TesseraJSON
 public import TesseraPostgres
@@ -10,8 +9,9 @@ public import TesseraPostgres
 /// The newest key that is not retired signs. `keys.rotate` retires the current key and makes a new one; retired
 /// keys stay published in the JWKS for ``retiredKeyPublication`` so the tokens they signed keep verifying until
 /// they expire. Each server caches the keys and reloads them when a rotation's change notice arrives (see
-/// ``ChangeFeed``; `CoreServices` subscribes), every ``refreshInterval`` in case a notice was lost, and at once when
-/// a token names a key it does not know.
+/// ``ChangeFeed``; `CoreServices` subscribes), every ``refreshInterval`` in case a notice was lost (one request re-reads
+/// them from half of it while the others sign with what is cached, as a ``FleetCache`` does), and at once when a token
+/// names a key it does not know.
 public final class SigningKeys: Sendable {
     /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
     public static let retiredKeyPublication: TimeInterval = 86_400
@@ -30,7 +30,9 @@ public final class SigningKeys: Sendable {
     let database: PostgresClient
     private let keyRing: KeyRing
     let clock: any WallClock
-    private let cache = Mutex<Snapshot?>(nil)
+    /// The one snapshot, under the key "": re-read by one request once half as old as ``refreshInterval`` while the
+    /// others sign with it, and dropped by a rotation's notice (a read that raced the notice keeps nothing).
+    private let cache = FleetCache<Snapshot>(staleness: SigningKeys.refreshInterval, capacity: 1)
 
     /// Keys in `database`, sealed with `keyRing`.
     public init(database: PostgresClient, keyRing: KeyRing, clock: any WallClock) {
@@ -101,17 +103,23 @@ public final class SigningKeys: Sendable {
 
     /// Drops the cache so the next use reloads from the database.
     public func invalidate() {
-        cache.withLock { $0 = nil }
+        cache.invalidate(key: nil)
     }
 
     private func snapshot() async throws -> Snapshot {
-        if let cached = cache.withLock({ $0 }), ContinuousClock.now - cached.loadedAt < Self.refreshInterval {
-            return cached
-        }
-        return try await reload()
+        try await cache.value(for: "") { try await self.load() }
     }
 
+    /// Reads the keys now and keeps them (unless a notice came in meanwhile).
     private func reload() async throws -> Snapshot {
+        let epoch = cache.cached("").epoch
+        let readAt = ContinuousClock.now
+        let snapshot = try await load()
+        cache.store(snapshot, for: "", loadedAt: readAt, epoch: epoch)
+        return snapshot
+    }
+
+    private func load() async throws -> Snapshot {
         let now = clock.now()
         let result = try await database.withPool { pool in
             try await pool.query(
@@ -140,9 +148,7 @@ public final class SigningKeys: Sendable {
             }
         }
         guard let signer else { throw SigningKeyError.noCurrentKey }
-        let snapshot = Snapshot(signer: signer, published: ES256KeySet(published), loadedAt: .now)
-        cache.withLock { $0 = snapshot }
-        return snapshot
+        return Snapshot(signer: signer, published: ES256KeySet(published), loadedAt: .now)
     }
 
     @discardableResult
