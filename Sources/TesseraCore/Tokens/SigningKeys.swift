@@ -15,8 +15,8 @@ public import TesseraPostgres
 public final class SigningKeys: Sendable {
     /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
     public static let retiredKeyPublication: TimeInterval = 86_400
-    /// How often the cache is reloaded from the database.
-    static let refreshInterval: Duration = .seconds(30)
+    /// How old the cached keys may be before they are read again from the database (30 s in a server).
+    public let refreshInterval: Duration
     /// The least time between two reloads caused by unknown key ids, so junk tokens cannot hammer the database.
     static let unknownKeyReloadInterval: Duration = .seconds(1)
 
@@ -32,13 +32,17 @@ public final class SigningKeys: Sendable {
     let clock: any WallClock
     /// The one snapshot, under the key "": re-read by one request once half as old as ``refreshInterval`` while the
     /// others sign with it, and dropped by a rotation's notice (a read that raced the notice keeps nothing).
-    private let cache = FleetCache<Snapshot>(staleness: SigningKeys.refreshInterval, capacity: 1)
+    private let cache: FleetCache<Snapshot>
 
-    /// Keys in `database`, sealed with `keyRing`.
-    public init(database: PostgresClient, keyRing: KeyRing, clock: any WallClock) {
+    /// Keys in `database`, sealed with `keyRing`, read again once `refreshInterval` old.
+    public init(
+        database: PostgresClient, keyRing: KeyRing, clock: any WallClock, refreshInterval: Duration = .seconds(30)
+    ) {
         self.database = database
         self.keyRing = keyRing
         self.clock = clock
+        self.refreshInterval = refreshInterval
+        cache = FleetCache(staleness: refreshInterval, capacity: 1)
     }
 
     /// Makes the first signing key when there is none (once across a fleet starting together) and loads the
