@@ -12,7 +12,7 @@ struct SigningKeysTests {
                 // Keys of their own, with a short interval and no change notices: only their age makes them read.
                 let keys = SigningKeys(
                     database: harness.database, keyRing: harness.services.keyRing, clock: harness.clock,
-                    refreshInterval: .seconds(2))
+                    refreshInterval: .seconds(6))
                 try await keys.prepare()
                 let before = try await keys.signer().kid
                 let actor = AuditLog.Actor(
@@ -20,7 +20,7 @@ struct SigningKeysTests {
                 let rotated = try await harness.services.signingKeys.rotate(actor: actor)
                 #expect(rotated != before)
                 #expect(try await keys.signer().kid == before, "younger than half the interval: cached")
-                try await Task.sleep(for: .milliseconds(1_100))
+                try await Task.sleep(for: .milliseconds(3_100))
                 #expect(try await keys.signer().kid == rotated, "past half the interval: read again")
             }
         }
