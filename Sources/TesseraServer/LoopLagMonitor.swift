@@ -15,17 +15,19 @@ public final class LoopLagMonitor: Sendable {
     public let interval: Duration
     /// The lag from which a warning is logged.
     public let warningLag: Duration
+    private let loops: [EventLoop]
     private let lag: Histogram
     private let logger: Logger
     /// Each loop's timer, and whether ``stop()`` was called (a timer made after it is closed at once).
     private let state = Mutex<(timers: [LoopBound<LoopTimer>], stopped: Bool)>(([], false))
 
-    /// A monitor recording into `metrics` and warning through `logger`; nothing runs until ``start(on:)``.
+    /// A monitor of `loops` recording into `metrics` and warning through `logger`; nothing runs until ``start()``.
     public init(
-        metrics: MetricsRegistry, logger: Logger, interval: Duration = .milliseconds(100),
+        loops: [EventLoop], metrics: MetricsRegistry, logger: Logger, interval: Duration = .milliseconds(100),
         warningLag: Duration = .milliseconds(500)
     ) {
         precondition(interval > .zero && warningLag > .zero)
+        self.loops = loops
         self.interval = interval
         self.warningLag = warningLag
         self.logger = logger
@@ -35,8 +37,8 @@ public final class LoopLagMonitor: Sendable {
             labels: ["loop"])
     }
 
-    /// Starts a timer on every loop of `loops`.
-    public func start(on loops: [EventLoop]) {
+    /// Starts a timer on every loop.
+    public func start() {
         for loop in loops {
             loop.execute { [self] in
                 let timer = LoopTimer(loop: loop)

@@ -31,7 +31,6 @@ public final class TesseraServer: Sendable {
     private let janitorTask = Mutex<Task<Void, Never>?>(nil)
     /// How late each event loop runs what falls due (`tessera_event_loop_lag_seconds`), while the server runs.
     private let loopLag: LoopLagMonitor
-    private let loops: [EventLoop]
 
     /// Prepares both listeners on `group`; nothing is bound until ``start()``. `database` must be started by
     /// the caller; the server reads its readiness for `/readyz`. SMS codes go through `sms`; both listeners record
@@ -46,8 +45,7 @@ public final class TesseraServer: Sendable {
         self.metrics = metrics
         janitor = Janitor(database: database, clock: services.clock, metrics: metrics, logger: logger)
         janitorLoop = group.loops[0]
-        loopLag = LoopLagMonitor(metrics: metrics, logger: logger)
-        loops = group.loops
+        loopLag = LoopLagMonitor(loops: group.loops, metrics: metrics, logger: logger)
         var http = http
         http.maxConnections = configuration.maxConnections
         http.maxConnectionsPerClient = configuration.maxConnectionsPerClient
@@ -108,7 +106,7 @@ public final class TesseraServer: Sendable {
             await shutdown(gracePeriod: .zero)
             throw error
         }
-        loopLag.start(on: loops)
+        loopLag.start()
         if configuration.retentionInterval > 0 {
             let task = janitor.start(every: .seconds(configuration.retentionInterval), on: janitorLoop)
             janitorTask.withLock { $0 = task }

@@ -32,8 +32,9 @@ struct LoopLagMonitorTests {
         let (logger, log) = CapturingLogHandler.logger()
         let warnings: @Sendable () -> [[String: String]] = { log.all.filter { $0.level == .warning }.map(\.metadata) }
         let monitor = LoopLagMonitor(
-            metrics: metrics, logger: logger, interval: .milliseconds(10), warningLag: .milliseconds(150))
-        monitor.start(on: group.loops)
+            loops: group.loops, metrics: metrics, logger: logger, interval: .milliseconds(10),
+            warningLag: .milliseconds(150))
+        monitor.start()
         defer { monitor.stop() }
         // Both loops time a few turns before one of them is held.
         try await waitUntil { Self.buckets(metrics, loop: 0)["+Inf", default: 0] >= 3 }
@@ -62,13 +63,13 @@ struct LoopLagMonitorTests {
         defer { group.shutdown() }
         let metrics = MetricsRegistry()
         let monitor = LoopLagMonitor(
-            metrics: metrics, logger: Logger(label: "test"), interval: .milliseconds(5))
+            loops: group.loops, metrics: metrics, logger: Logger(label: "test"), interval: .milliseconds(5))
         // The loop is held while the monitor starts and stops, so its timer is made only after `stop`.
         let release = Mutex(false)
         group.loops[0].execute {
             while !release.withLock({ $0 }) { usleep(1000) }
         }
-        monitor.start(on: group.loops)
+        monitor.start()
         monitor.stop()
         release.withLock { $0 = true }
         try await Task.sleep(for: .milliseconds(100))

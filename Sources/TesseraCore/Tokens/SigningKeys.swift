@@ -9,14 +9,12 @@ public import TesseraPostgres
 /// The newest key that is not retired signs. `keys.rotate` retires the current key and makes a new one; retired
 /// keys stay published in the JWKS for ``retiredKeyPublication`` so the tokens they signed keep verifying until
 /// they expire. Each server caches the keys and reloads them when a rotation's change notice arrives (see
-/// ``ChangeFeed``; `CoreServices` subscribes), every ``refreshInterval`` in case a notice was lost (one request re-reads
-/// them from half of it while the others sign with what is cached, as a ``FleetCache`` does), and at once when a token
-/// names a key it does not know.
+/// ``ChangeFeed``; `CoreServices` subscribes), every 30 s (`refreshInterval`) in case a notice was lost (one
+/// request re-reads them from half of it while the others sign with what is cached, as a ``FleetCache`` does), and at
+/// once when a token names a key it does not know.
 public final class SigningKeys: Sendable {
     /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
     public static let retiredKeyPublication: TimeInterval = 86_400
-    /// How old the cached keys may be before they are read again from the database (30 s in a server).
-    public let refreshInterval: Duration
     /// The least time between two reloads caused by unknown key ids, so junk tokens cannot hammer the database.
     static let unknownKeyReloadInterval: Duration = .seconds(1)
 
@@ -30,7 +28,7 @@ public final class SigningKeys: Sendable {
     let database: PostgresClient
     private let keyRing: KeyRing
     let clock: any WallClock
-    /// The one snapshot, under the key "": re-read by one request once half as old as ``refreshInterval`` while the
+    /// The one snapshot, under the key "": re-read by one request once half as old as its staleness while the
     /// others sign with it, and dropped by a rotation's notice (a read that raced the notice keeps nothing).
     private let cache: FleetCache<Snapshot>
 
@@ -41,7 +39,6 @@ public final class SigningKeys: Sendable {
         self.database = database
         self.keyRing = keyRing
         self.clock = clock
-        self.refreshInterval = refreshInterval
         cache = FleetCache(staleness: refreshInterval, capacity: 1)
     }
 
