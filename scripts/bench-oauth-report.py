@@ -98,6 +98,15 @@ def table(rows, args):
                  "database transactions  2.00   (pgbench's own CPU left out)")
     lines.append(f"  {'floor cycle':<20} {'':>21}   database CPU {args.floor_db_cpu:7.0f} us   "
                  "database transactions  1.00")
+    if args.floor_at_cycle_rate:
+        rate, floor_db = args.floor_at_cycle_rate
+        lines.append(f"  {'floor at the cycle':<20} {'':>21}   database CPU {floor_db:7.0f} us   "
+                     f"database transactions  1.00   (at {rate:.0f} cycles/s, the cycle's rate; "
+                     "its client backends, as above)")
+        if headline_cycle is not None and floor_db > 0 and "db_cpu_us_per_op" in headline_cycle:
+            lines.append(f"cycle database CPU / the floor's at the same rate  "
+                         f"{headline_cycle['db_cpu_us_per_op'] / floor_db:5.2f}  (what the schema adds, the rate "
+                         "being equal: a database's CPU per transaction rises as its rate falls)")
     lines.append(f"CPU steal during the run: {args.steal_percent:.1f} % of the machine's time (time a hypervisor "
                  "gave to other machines; above a few percent, every figure here is smaller than the hardware's)")
     errors = sum(r["errors"] for r in rows)
@@ -190,6 +199,9 @@ def main():
     parser.add_argument("--floor-after", type=float, required=True)
     parser.add_argument("--floor-db-cpu", type=float, required=True,
                         help="the database's CPU per one-transaction floor cycle (us)")
+    parser.add_argument("--floor-at-cycle-rate", type=float, nargs=2, metavar=("RATE", "DB_CPU"),
+                        help="the floor run at the headline cycle's rate (pgbench -R): its cycles/s and its client "
+                             "backends' CPU per cycle (us), measured as the generator measures the cycle's")
     parser.add_argument("--steal-percent", type=float, default=0.0,
                         help="share of the machine's CPU time the hypervisor stole during the run")
     parser.add_argument("--title", required=True)

@@ -140,6 +140,44 @@ measure_ceiling() {
             printf "%s %.0f\n", measured, (cycles > 0 ? 1e6 * (busy / tick - client) / cycles : 0) }'
 }
 
+# backend_ticks DATABASE: prints the CPU ticks its client backends have used so far (/proc/PID/stat), as the load
+# generator reads the server's database.
+backend_ticks() {
+    local database=$1 pid ticks=0
+    for pid in $("$dev_db" psql "$database" -XAtc "SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()"); do
+        ticks=$((ticks + $(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    printf '%s\n' "$ticks"
+}
+
+# measure_floor_at RATE: runs the one-transaction floor at RATE cycles a second (pgbench -R) on a fresh floor
+# database and prints "cycles/s database-us-per-cycle", the database's CPU measured as the load generator measures
+# a scenario's: its client backends' CPU, read a second into the run and SECONDS later, over the cycles of that
+# window (pgbench's throttled rate times its length): what the least a grant must write costs the database at the
+# rate the cycle ran. A database's CPU per transaction rises as its rate falls (fewer commits share each WAL flush;
+# backends sleep and wake between transactions), so this, not the floor at full speed, is what a cycle's database
+# CPU compares with.
+measure_floor_at() {
+    local rate=$1 url pgbench_pid started ended ticks_start ticks_end tick
+    url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
+    say "measuring the one-transaction floor at $rate cycles/s (${seconds}s)"
+    tick=$(getconf CLK_TCK)
+    pgbench_token_cycle "$url" $((seconds + 2)) "$shared" one_tx "$rate" >"$work/floor-at-rate" &
+    pgbench_pid=$!
+    sleep 1
+    started=$EPOCHREALTIME
+    ticks_start=$(backend_ticks "$floor_database")
+    sleep "$seconds"
+    ticks_end=$(backend_ticks "$floor_database")
+    ended=$EPOCHREALTIME
+    wait "$pgbench_pid" || return 1
+    awk -v c=$((ticks_end - ticks_start)) -v tick="$tick" -v started="$started" -v ended="$ended" '{
+            cycles = $1 * (ended - started)
+            if (cycles <= 0) exit 1
+            printf "%.1f %.0f\n", $1, 1e6 * c / tick / cycles }' "$work/floor-at-rate"
+}
+
 # cpu_steal_ticks: prints the machine's stolen and total CPU ticks so far (/proc/stat): on a virtual
 # machine, time the hypervisor gave to others, which makes every figure of the run smaller.
 cpu_steal_ticks() {
@@ -218,6 +256,18 @@ server_pid=
 floor_url=$(prepare_token_cycle_database "$floor_database" "$shared" one_tx)
 measured=$(measure_ceiling one_tx "$floor_url") || die "the one-transaction floor could not be measured"
 read -r floor_after _ _ _ floor_after_db <<<"$measured"
+cycle_rate=$(python3 -c '
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+print(next((round(r["operations_per_second"]) for r in rows
+            if r["scenario"] == "cycle" and r["phase"] == "headline" and r["operations_per_second"] >= 1), ""))
+' "$raw")
+floor_at_cycle_rate=()
+if [[ -n $cycle_rate ]]; then
+    measured=$(measure_floor_at "$cycle_rate") || die "the floor at the cycle's rate could not be measured"
+    read -r floor_rate floor_rate_db <<<"$measured"
+    floor_at_cycle_rate=(--floor-at-cycle-rate "$floor_rate" "$floor_rate_db")
+fi
 ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
 measured=$(measure_ceiling) || die "the pgbench ceiling could not be measured"
 read -r after after_avg after_p50 after_p99 after_db <<<"$measured"
@@ -236,7 +286,7 @@ python3 "$TESSERA_ROOT/scripts/bench-oauth-report.py" \
     --ceiling-before-percentiles "$before_p50" "$before_p99" --ceiling-after-percentiles "$after_p50" "$after_p99" \
     --ceiling-db-cpu "$(((before_db + after_db) / 2))" \
     --floor-before "$floor_before" --floor-after "$floor_after" \
-    --floor-db-cpu "$(((floor_before_db + floor_after_db) / 2))" \
+    --floor-db-cpu "$(((floor_before_db + floor_after_db) / 2))" "${floor_at_cycle_rate[@]}" \
     --steal-percent "$steal_percent" --title "$title"
 cat "$rows" >>"$results_dir/oauth.txt"
 say "results written to $results_dir/oauth.txt, oauth.csv, oauth-rows.txt and oauth.png"

@@ -180,14 +180,15 @@ prepare_token_cycle_database() {
     "$dev_db" url "$name"
 }
 
-# pgbench_token_cycle URL SECONDS SHARED [KIND]
+# pgbench_token_cycle URL SECONDS SHARED [KIND [RATE]]
 # Runs a token-cycle ceiling once: pgbench -n -M prepared -c 16 -j 2 with SHARED/bench/pg_KIND_cycle.sql (KIND
 # token by default, or one_tx) against URL (made by prepare_token_cycle_database with the same KIND) for SECONDS,
+# at most RATE cycles a second when given (pgbench -R; its latencies then count from each cycle's scheduled start),
 # and prints "cycles/s latency-average-ms p50-ms p99-ms": the percentiles of the cycles' latency, from pgbench's
 # log of a tenth of its transactions, drawn at random (-l --sampling-rate 0.1; one script run is one pgbench
 # transaction), enough for a p99 and a tenth of the log's writes. Fails with pgbench's output when pgbench fails.
 pgbench_token_cycle() {
-    local url=$1 seconds=$2 shared=$3 kind=${4:-token} raw script logs status=0
+    local url=$1 seconds=$2 shared=$3 kind=${4:-token} rate=${5:-} raw script logs status=0
     script=$shared/bench/pg_${kind}_cycle.sql
     logs=$(mktemp -d "${TMPDIR:-/tmp}/pgbench-log.XXXXXX")
     if [[ $kind == one_tx ]]; then
@@ -196,7 +197,7 @@ pgbench_token_cycle() {
         script=$logs/pg_one_tx_cycle.sql
         sed 's/random(1, 2000000000)/random(1, 1000000000000000000)/' "$shared/bench/pg_one_tx_cycle.sql" >"$script"
     fi
-    if ! raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" -l --sampling-rate 0.1 --log-prefix "$logs/cycle" \
+    if ! raw=$(pgbench -n -M prepared -c 16 -j 2 -T "$seconds" ${rate:+-R "$rate"} -l --sampling-rate 0.1 --log-prefix "$logs/cycle" \
         -f "$script" "$url" 2>&1); then
         say "pgbench failed: $raw"
         rm -rf "$logs"
