@@ -43,7 +43,9 @@ public struct CoreServices: Sendable {
         refreshTokenKeys = try keyRing.derived(purpose: "refresh token")
         self.clock = clock
         self.changes = changes
-        configs = ConfigStore(changes: changes)
+        configs = ConfigStore(changes: changes) { tenantID in
+            try await database.withPool { pool in try await ConfigStore.texts(pool, tenantID: tenantID) }
+        }
         let signingKeys = SigningKeys(database: database, keyRing: keyRing, clock: clock)
         changes.onChange(SigningKeys.changes) { _ in signingKeys.invalidate() }
         self.signingKeys = signingKeys

@@ -61,11 +61,12 @@ public final class ChangeFeed: Sendable {
 
     /// A cache of values of `topic`, by key, that this feed's notices of `topic` drop key by key and those of
     /// `droppedWholeBy` drop whole (the rows of a deleted tenant's clients go with it, say); at most `capacity` keys
-    /// (it starts over when full).
+    /// (it starts over when full). `reader` reads a key's value again in the background (``FleetCache``).
     public func cache<Value: Sendable>(
-        _ topic: ChangeTopic, droppedWholeBy: [ChangeTopic] = [], capacity: Int = 10_000
+        _ topic: ChangeTopic, droppedWholeBy: [ChangeTopic] = [], capacity: Int = 10_000,
+        reader: @escaping FleetCache<Value>.Reader
     ) -> FleetCache<Value> {
-        let cache = FleetCache<Value>(staleness: staleness, capacity: capacity)
+        let cache = FleetCache<Value>(staleness: staleness, capacity: capacity, reader: reader)
         onChange(topic) { key in cache.invalidate(key: key) }
         for other in droppedWholeBy { onChange(other) { _ in cache.invalidate(key: nil) } }
         return cache

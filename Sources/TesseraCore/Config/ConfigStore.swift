@@ -14,17 +14,20 @@ public final class ConfigStore: Sendable {
     private let feed: ChangeFeed
     /// Resolved configurations by tenant id ("" for the project level).
     private let resolved: FleetCache<EffectiveConfig>
-    /// Effective configurations by the stored texts they were parsed from. The database stays the only source of
-    /// truth (every read fetches the texts, and a changed row has a new text); the server just parses each text
-    /// once instead of on every request.
-    private let parsed = Mutex<[StoredTexts: EffectiveConfig]>([:])
-    /// How many parsed configurations are kept before the memo starts afresh.
-    private static let parsedLimit = 256
+    private let parsed: ParsedConfigs
 
-    /// A store whose cache `feed`'s notices keep fresh.
-    public init(changes feed: ChangeFeed) {
+    /// A store whose cache `feed`'s notices keep fresh, and which `readTexts` reads again in the background: it
+    /// reads the stored texts of the project level (nil) or of a tenant on a session of its own (``texts(_:tenantID:)``
+    /// on a pool).
+    public init(
+        changes feed: ChangeFeed, readTexts: @escaping @Sendable (_ tenantID: String?) async throws -> StoredTexts
+    ) {
+        let parsed = ParsedConfigs()
         self.feed = feed
-        resolved = feed.cache(Self.changes)
+        self.parsed = parsed
+        resolved = feed.cache(Self.changes) { key in
+            try parsed.effective(try await readTexts(key.isEmpty ? nil : key))
+        }
     }
 
     /// Announces, inside `db`'s transaction, that the configuration of `tenantID` (nil: the project's, and so every
@@ -67,10 +70,13 @@ public final class ConfigStore: Sendable {
     /// The configuration of the project level (nil) or of a tenant, by inheritance, in one round trip.
     /// Cached (see the type's notes).
     public func effective(_ db: some SQLRunner, tenantID: String?) async throws -> EffectiveConfig {
-        try await resolved.value(for: tenantID ?? "") {
-            let result = try await db.query("SELECT \(Self.storedTexts(tenantID: "$1"))", [tenantID ?? ""])
-            return try effective(StoredTexts(row: result[0], at: 0, tenantID: tenantID))
-        }
+        try await resolved.value(for: tenantID ?? "") { try effective(try await Self.texts(db, tenantID: tenantID)) }
+    }
+
+    /// The stored texts of the project level (nil) or of a tenant, read on `db`.
+    public static func texts(_ db: some SQLRunner, tenantID: String?) async throws -> StoredTexts {
+        let result = try await db.query("SELECT \(storedTexts(tenantID: "$1"))", [tenantID ?? ""])
+        return try StoredTexts(row: result[0], at: 0, tenantID: tenantID)
     }
 
     /// Two SQL columns holding the stored texts of ``effective(_:)``: the project's, then the tenant's whose id is
@@ -100,23 +106,7 @@ public final class ConfigStore: Sendable {
     /// The configuration resolved from `texts`; each distinct texts are parsed once. `TENANT_NOT_FOUND` when a
     /// tenant is named but has no row.
     public func effective(_ texts: StoredTexts) throws -> EffectiveConfig {
-        if let known = parsed.withLock({ $0[texts] }) { return known }
-        let project = try ProjectConfig(json: try texts.project.map(Self.object) ?? [:])
-        let config: EffectiveConfig
-        if let tenantID = texts.tenantID {
-            guard let tenantText = texts.tenant else {
-                throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).")
-            }
-            config = EffectiveConfig(
-                project: project, tenant: try Tenant(json: try Self.object(tenantText), tenantId: tenantID))
-        } else {
-            config = EffectiveConfig(project: project)
-        }
-        parsed.withLock { memo in
-            if memo.count >= Self.parsedLimit { memo.removeAll(keepingCapacity: true) }
-            memo[texts] = config
-        }
-        return config
+        try parsed.effective(texts)
     }
 
     /// ``effective(_:tenantID:)`` for a user method: `PROJECT_DISABLED` when the tenant has `disableAuth`.
@@ -134,6 +124,36 @@ public final class ConfigStore: Sendable {
             throw AuthError(.invalidConfig, "stored configuration is not an object")
         }
         return object
+    }
+}
+
+/// Effective configurations by the stored texts they were parsed from. The database stays the only source of truth
+/// (every read fetches the texts, and a changed row has a new text); the server just parses each text once instead of
+/// on every request.
+private final class ParsedConfigs: Sendable {
+    private let memo = Mutex<[StoredTexts: EffectiveConfig]>([:])
+    /// How many parsed configurations are kept before the memo starts afresh.
+    private static let limit = 256
+
+    /// The configuration resolved from `texts`: `TENANT_NOT_FOUND` when a tenant is named but has no row.
+    func effective(_ texts: StoredTexts) throws -> EffectiveConfig {
+        if let known = memo.withLock({ $0[texts] }) { return known }
+        let project = try ProjectConfig(json: try texts.project.map(ConfigStore.object) ?? [:])
+        let config: EffectiveConfig
+        if let tenantID = texts.tenantID {
+            guard let tenantText = texts.tenant else {
+                throw AuthError(.tenantNotFound, "There is no tenant \(tenantID).")
+            }
+            config = EffectiveConfig(
+                project: project, tenant: try Tenant(json: try ConfigStore.object(tenantText), tenantId: tenantID))
+        } else {
+            config = EffectiveConfig(project: project)
+        }
+        memo.withLock { memo in
+            if memo.count >= Self.limit { memo.removeAll(keepingCapacity: true) }
+            memo[texts] = config
+        }
+        return config
     }
 }
 

@@ -9,8 +9,8 @@ public import TesseraPostgres
 /// The newest key that is not retired signs. `keys.rotate` retires the current key and makes a new one; retired
 /// keys stay published in the JWKS for ``retiredKeyPublication`` so the tokens they signed keep verifying until
 /// they expire. Each server caches the keys and reloads them when a rotation's change notice arrives (see
-/// ``ChangeFeed``; `CoreServices` subscribes), every 30 s (`refreshInterval`) in case a notice was lost (one
-/// request re-reads them from half of it while the others sign with what is cached, as a ``FleetCache`` does), and at
+/// ``ChangeFeed``; `CoreServices` subscribes), every 30 s (`refreshInterval`) in case a notice was lost (re-read in
+/// the background from half of it while every request signs with what is cached, as a ``FleetCache`` does), and at
 /// once when a token names a key it does not know.
 public final class SigningKeys: Sendable {
     /// How long a retired key stays in the JWKS: longer than any token it can have signed lives.
@@ -28,8 +28,8 @@ public final class SigningKeys: Sendable {
     let database: PostgresClient
     private let keyRing: KeyRing
     let clock: any WallClock
-    /// The one snapshot, under the key "": re-read by one request once half as old as its staleness while the
-    /// others sign with it, and dropped by a rotation's notice (a read that raced the notice keeps nothing).
+    /// The one snapshot, under the key "": re-read in the background once half as old as its staleness while every
+    /// request signs with it, and dropped by a rotation's notice (a read that raced the notice keeps nothing).
     private let cache: FleetCache<Snapshot>
 
     /// Keys in `database`, sealed with `keyRing`, read again once `refreshInterval` old.
@@ -39,7 +39,9 @@ public final class SigningKeys: Sendable {
         self.database = database
         self.keyRing = keyRing
         self.clock = clock
-        cache = FleetCache(staleness: refreshInterval, capacity: 1)
+        cache = FleetCache(staleness: refreshInterval, capacity: 1) { _ in
+            try await Self.load(database, keyRing: keyRing, clock: clock)
+        }
     }
 
     /// Makes the first signing key when there is none (once across a fleet starting together) and loads the
@@ -108,19 +110,22 @@ public final class SigningKeys: Sendable {
     }
 
     private func snapshot() async throws -> Snapshot {
-        try await cache.value(for: "") { try await self.load() }
+        try await cache.value(for: "")
     }
 
     /// Reads the keys now and keeps them (unless a notice came in meanwhile).
     private func reload() async throws -> Snapshot {
         let epoch = cache.cached("").epoch
         let readAt = ContinuousClock.now
-        let snapshot = try await load()
+        let snapshot = try await Self.load(database, keyRing: keyRing, clock: clock)
         cache.store(snapshot, for: "", loadedAt: readAt, epoch: epoch)
         return snapshot
     }
 
-    private func load() async throws -> Snapshot {
+    /// Reads the keys in `database`, the current one's private key unsealed with `keyRing`.
+    private static func load(
+        _ database: PostgresClient, keyRing: KeyRing, clock: any WallClock
+    ) async throws -> Snapshot {
         let now = clock.now()
         let result = try await database.withPool { pool in
             try await pool.query(

@@ -10,9 +10,12 @@ public enum OAuthClients {
     public static let changes = ChangeTopic("oauth_clients")
 
     /// A cache of clients by id (nil: no such client) that `feed`'s notices keep fresh: those of ``changes``, and
-    /// every configuration change (a deleted tenant takes its clients along).
-    static func cache(_ feed: ChangeFeed) -> FleetCache<OAuthClient?> {
-        feed.cache(changes, droppedWholeBy: [ConfigStore.changes])
+    /// every configuration change (a deleted tenant takes its clients along); a client is read again in the
+    /// background from `database`.
+    static func cache(_ feed: ChangeFeed, database: PostgresClient) -> FleetCache<OAuthClient?> {
+        feed.cache(changes, droppedWholeBy: [ConfigStore.changes]) { clientID in
+            try await database.withPool { pool in try await find(pool, clientID: clientID) }
+        }
     }
 
     /// The columns ``client(row:)`` reads, in order.

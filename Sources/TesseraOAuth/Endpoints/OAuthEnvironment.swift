@@ -55,14 +55,12 @@ public struct OAuthEnvironment: Sendable {
         self.codeKeys = codeKeys
         self.refreshTokenKeys = refreshTokenKeys
         self.logger = logger
-        clients = OAuthClients.cache(changes)
+        clients = OAuthClients.cache(changes, database: database)
     }
 
     /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.
     func client(_ clientID: String) async throws -> OAuthClient? {
-        try await clients.value(for: clientID) {
-            try await database.withPool { pool in try await OAuthClients.find(pool, clientID: clientID) }
-        }
+        try await clients.value(for: clientID)
     }
 
     /// The client `clientID` when cached: `.some(nil)` when it is known not to exist, nil when not cached.

@@ -72,7 +72,7 @@ public struct OAuthLogin: Sendable {
     ) {
         context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
-            clients: OAuthClients.cache(services.changes),
+            clients: OAuthClients.cache(services.changes, database: services.database),
             revocations: SSORevocations(changes: services.changes, clock: services.clock),
             trustedProxies: trustedProxies, logger: logger,
             proofOfWork: LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32))), phoneSignIn: phoneSignIn)

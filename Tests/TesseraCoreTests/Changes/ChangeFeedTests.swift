@@ -11,10 +11,14 @@ import Testing
 @Suite struct ChangeFeedTests {
     static let clients = ChangeTopic("test_clients")
     static let tenants = ChangeTopic("test_tenants")
+    /// The reader of caches whose tests look up no value half as old as the bound (or do not mind it failing): a
+    /// failed background read keeps nothing.
+    @Sendable static func unread<Value>(_ key: String) async throws -> Value { throw Unread() }
+    struct Unread: Error {}
 
     @Test func aCachedValueIsServedUntilItsKeyIsDroppedOrItIsTooOld() async throws {
         let feed = ChangeFeed(staleness: .milliseconds(200))
-        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        let cache: FleetCache<Int> = feed.cache(Self.clients, reader: Self.unread)
         let loads = Counter()
         let load = { @Sendable () async throws -> Int in loads.next() }
         #expect(try await cache.value(for: "a", load: load) == 1)
@@ -31,7 +35,7 @@ import Testing
 
     @Test func aLoadThatRacedADropKeepsNothing() async throws {
         let feed = ChangeFeed()
-        let cache: FleetCache<String> = feed.cache(Self.clients)
+        let cache: FleetCache<String> = feed.cache(Self.clients, reader: Self.unread)
         // The read began before the change was announced: its answer may predate the change, so it is not kept.
         let value = try await cache.value(for: "a") {
             feed.drop(Self.clients, key: "a")
@@ -46,45 +50,80 @@ import Testing
     @Test func errorsAreNotCachedAndAbsenceIs() async throws {
         struct Down: Error {}
         let feed = ChangeFeed()
-        let cache: FleetCache<String?> = feed.cache(Self.clients)
+        let cache: FleetCache<String?> = feed.cache(Self.clients, reader: Self.unread)
         await #expect(throws: Down.self) { try await cache.value(for: "a") { throw Down() } }
         #expect(cache.count == 0)
         #expect(try await cache.value(for: "a") { nil } == .some(nil))
         #expect(try await cache.value(for: "a") { "not read again" } == .some(nil))
     }
 
-    @Test func aValueHalfAsOldAsTheBoundIsReadAgainByOneCallerWhileTheOthersAreServedIt() async throws {
+    @Test func aValueHalfAsOldAsTheBoundIsReadAgainInTheBackgroundWhileEveryCallerIsServedIt() async throws {
         let feed = ChangeFeed(staleness: .seconds(10))
-        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        let reads = Counter()
+        let gate = Gate()
+        let cache: FleetCache<Int> = feed.cache(Self.clients) { _ in
+            _ = reads.next()
+            return await gate.wait(returning: 2)
+        }
         // A value read 6 s ago: past half the bound, 4 s before it is too old.
         cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
-        // The first caller past half the bound reads again; its read waits for the test.
-        let gate = Gate()
-        let refresher = Task { try await cache.value(for: "a") { await gate.wait(returning: 2) } }
-        try await waitUntil { gate.isWaiting }
-        let others = Counter()
+        // The first look-up past half the bound starts the reader, held by the test, and is served the cached value,
+        // as are the others, by either entry point, while it runs; none reads.
+        let loads = Counter()
         for _ in 0..<8 {
-            #expect(try await cache.value(for: "a") { others.next() + 100 } == 1)
+            #expect(try await cache.value(for: "a") { loads.next() + 100 } == 1)
+            #expect(cache.cached("a").value == 1)
         }
+        try await waitUntil { gate.isWaiting }
         gate.open()
-        #expect(try await refresher.value == 2)
-        #expect(try await cache.value(for: "a") { others.next() + 100 } == 2)
-        #expect(others.next() == 1, "only the refresher read")
+        try await waitUntil { cache.cached("a").value == 2 }
+        #expect(try await cache.value(for: "a") { loads.next() + 100 } == 2)
+        #expect(reads.next() == 2, "one background read")
+        #expect(loads.next() == 1, "no caller read")
     }
 
-    @Test func aFailedReadAheadIsTriedAgainByTheNextCaller() async throws {
+    @Test func aFailedReadAheadKeepsTheValueAndIsTriedAgainByTheNextLookUp() async throws {
         struct Down: Error {}
         let feed = ChangeFeed(staleness: .seconds(10))
-        let cache: FleetCache<Int> = feed.cache(Self.clients)
+        let reads = Counter()
+        let cache: FleetCache<Int> = feed.cache(Self.clients) { _ in
+            if reads.next() == 1 { throw Down() }
+            return 3
+        }
         cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
-        await #expect(throws: Down.self) { try await cache.value(for: "a") { throw Down() } }
+        #expect(cache.cached("a").value == 1)
+        try await waitUntil { !cache.isReadingAhead("a") }
+        #expect(reads.count == 1)
+        #expect(cache.cached("a").value == 1, "a failed read keeps the value")
+        try await waitUntil { cache.cached("a").value == 3 }
+        #expect(reads.count == 2)
+    }
+
+    @Test func aReadAheadThatRacedADropKeepsNothing() async throws {
+        let feed = ChangeFeed(staleness: .seconds(10))
+        let gate = Gate()
+        let cache: FleetCache<Int> = feed.cache(Self.clients) { _ in await gate.wait(returning: 2) }
+        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
+        #expect(cache.cached("a").value == 1)
+        try await waitUntil { gate.isWaiting }
+        feed.drop(Self.clients, key: "a")
+        gate.open()
+        try await waitUntil { !cache.isReadingAhead("a") }
+        #expect(cache.cached("a").value == nil, "read before the change: not kept")
         #expect(try await cache.value(for: "a") { 3 } == 3)
-        #expect(try await cache.value(for: "a") { 4 } == 3)
+    }
+
+    @Test func aValueNotCachedIsReadByTheReaderForValueForKey() async throws {
+        let feed = ChangeFeed()
+        let cache: FleetCache<String> = feed.cache(Self.clients) { key in "read \(key)" }
+        #expect(try await cache.value(for: "a") == "read a")
+        #expect(cache.cached("a").value == "read a")
     }
 
     @Test func aFullCacheStartsOverAndAnotherTopicCanDropItWhole() async throws {
         let feed = ChangeFeed()
-        let cache: FleetCache<Int> = feed.cache(Self.clients, droppedWholeBy: [Self.tenants], capacity: 3)
+        let cache: FleetCache<Int> = feed.cache(
+            Self.clients, droppedWholeBy: [Self.tenants], capacity: 3, reader: Self.unread)
         for (index, key) in ["a", "b", "c"].enumerated() { _ = try await cache.value(for: key) { index } }
         #expect(cache.count == 3)
         _ = try await cache.value(for: "d") { 4 }
@@ -191,6 +230,7 @@ import Testing
 /// Counts calls, from any thread.
 private final class Counter: Sendable {
     private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
     func next() -> Int {
         value.withLock {
             $0 += 1

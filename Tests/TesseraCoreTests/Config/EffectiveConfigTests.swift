@@ -69,8 +69,11 @@ import Testing
 }
 
 @Suite struct StoredConfigTextsTests {
+    /// These stores resolve the texts they are given and read nothing.
+    struct Unread: Error {}
+
     @Test func eachStoredTextIsResolvedAfreshAndAChangedTextIsSeenAtOnce() throws {
-        let store = ConfigStore(changes: ChangeFeed())
+        let store = ConfigStore(changes: ChangeFeed()) { _ in throw Unread() }
         let enabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One"}"#)
         let disabled = StoredTexts(project: nil, tenantID: "t1", tenant: #"{"displayName":"One","disableAuth":true}"#)
         #expect(try !store.effective(enabled).disabled)
@@ -83,7 +86,7 @@ import Testing
     }
 
     @Test func aNamedTenantWithoutARowIsNotFoundEveryTime() {
-        let store = ConfigStore(changes: ChangeFeed())
+        let store = ConfigStore(changes: ChangeFeed()) { _ in throw Unread() }
         let missing = StoredTexts(project: nil, tenantID: "gone", tenant: nil)
         for _ in 0..<2 {
             #expect(throws: AuthError.self) { try store.effective(missing) }
