@@ -77,6 +77,19 @@ public final class FleetCache<Value: Sendable>: Sendable {
         try await value(for: key) { try await reader(key) }
     }
 
+    /// Reads `key` with ``reader`` now, however old its cached value, and keeps what it reads unless a notice came in
+    /// meanwhile; for a caller that knows the cached value is out of date.
+    public func reload(_ key: String) async throws -> Value {
+        let (epoch, readAt) = (self.epoch, ContinuousClock.now)
+        let value = try await reader(key)
+        store(value, for: key, loadedAt: readAt, epoch: epoch)
+        return value
+    }
+
+    /// The epoch to pass to ``store(_:for:loadedAt:epoch:)`` after a read that starts now.
+    @inlinable
+    public var epoch: UInt64 { state.withLock { $0.epoch } }
+
     /// Keeps `value`, read from the database at `loadedAt` (before the read began), for `key` unless a notice came in
     /// since `epoch`; for readers that fetch several things in one round trip.
     @inlinable

@@ -55,7 +55,7 @@ public final class SigningKeys: Sendable {
                 if current.rowCount == 0 { try await self.insertNewKey(transaction) }
             }
         }
-        _ = try await reload()
+        _ = try await cache.reload("")
     }
 
     /// The signer of new tokens: the newest key that is not retired.
@@ -71,7 +71,7 @@ public final class SigningKeys: Sendable {
         guard let kid, snapshot.published.publicKey(for: kid) == nil,
             ContinuousClock.now - snapshot.loadedAt >= Self.unknownKeyReloadInterval
         else { return snapshot.published }
-        return try await reload().published
+        return try await cache.reload("").published
     }
 
     /// The `kid` of a JWT's header when it can be read, to find keys made by another server; nil otherwise (the
@@ -111,15 +111,6 @@ public final class SigningKeys: Sendable {
 
     private func snapshot() async throws -> Snapshot {
         try await cache.value(for: "")
-    }
-
-    /// Reads the keys now and keeps them (unless a notice came in meanwhile).
-    private func reload() async throws -> Snapshot {
-        let epoch = cache.cached("").epoch
-        let readAt = ContinuousClock.now
-        let snapshot = try await Self.load(database, keyRing: keyRing, clock: clock)
-        cache.store(snapshot, for: "", loadedAt: readAt, epoch: epoch)
-        return snapshot
     }
 
     /// Reads the keys in `database`, the current one's private key unsealed with `keyRing`.

@@ -72,7 +72,7 @@ public struct OAuthEnvironment: Sendable {
     /// read of client `clientID`, which it keeps in the cache; returns the client (nil when there is none) and the
     /// result of `query`.
     func readingClient(_ clientID: String, then query: PostgresQuery) async throws -> (OAuthClient?, PostgresResult) {
-        let epoch = clients.cached(clientID).epoch
+        let epoch = clients.epoch
         let readAt = ContinuousClock.now
         let results = try await database.withPool { pool in
             try await pool.pipeline([OAuthClients.find(clientID: clientID), query])

@@ -66,7 +66,7 @@ import Testing
             return await gate.wait(returning: 2)
         }
         // A value read 6 s ago: past half the bound, 4 s before it is too old.
-        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
+        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.epoch)
         // The first look-up past half the bound starts the reader, held by the test, and is served the cached value,
         // as are the others, by either entry point, while it runs; none reads.
         let loads = Counter()
@@ -90,7 +90,7 @@ import Testing
             if reads.next() == 1 { throw Down() }
             return 3
         }
-        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
+        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.epoch)
         #expect(cache.cached("a").value == 1)
         try await waitUntil { !cache.isReadingAhead("a") }
         #expect(reads.count == 1)
@@ -103,7 +103,7 @@ import Testing
         let feed = ChangeFeed(staleness: .seconds(10))
         let gate = Gate()
         let cache: FleetCache<Int> = feed.cache(Self.clients) { _ in await gate.wait(returning: 2) }
-        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.cached("a").epoch)
+        cache.store(1, for: "a", loadedAt: .now - .seconds(6), epoch: cache.epoch)
         #expect(cache.cached("a").value == 1)
         try await waitUntil { gate.isWaiting }
         feed.drop(Self.clients, key: "a")
@@ -118,6 +118,22 @@ import Testing
         let cache: FleetCache<String> = feed.cache(Self.clients) { key in "read \(key)" }
         #expect(try await cache.value(for: "a") == "read a")
         #expect(cache.cached("a").value == "read a")
+    }
+
+    @Test func aReloadReadsAFreshValueAgainAndKeepsItUnlessADropCameMeanwhile() async throws {
+        let feed = ChangeFeed(staleness: .seconds(10))
+        let reads = Counter()
+        let dropsWhileReading = Mutex(false)
+        let cache: FleetCache<Int> = feed.cache(Self.clients) { _ in
+            if dropsWhileReading.withLock({ $0 }) { feed.drop(Self.clients, key: "a") }
+            return reads.next()
+        }
+        #expect(try await cache.value(for: "a") == 1)
+        #expect(try await cache.reload("a") == 2, "read although fresh")
+        #expect(cache.cached("a").value == 2)
+        dropsWhileReading.withLock { $0 = true }
+        #expect(try await cache.reload("a") == 3)
+        #expect(cache.cached("a").value == nil, "read before the change: not kept")
     }
 
     @Test func aFullCacheStartsOverAndAnotherTopicCanDropItWhole() async throws {
