@@ -253,7 +253,7 @@ let package = Package(
             dependencies: [
                 "TesseraServer", "TesseraLoop", "TesseraHTTP", "TesseraRPC", "TesseraJSON", "TesseraCore",
                 "TesseraMetrics", "PhoneCodes", "MultiFactor", "FactorServices", "TesseraPostgres", "TesseraCrypto",
-                "TesseraTestSupport",
+                "TesseraOAuth", "TesseraTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -23,7 +23,8 @@ struct Routes: Sendable {
     /// OAuth endpoints and metadata (the `amr` of their tokens from `factors`), and `/rpc` with the public method
     /// table.
     func publicRouter(
-        methods: RPCMethodTable, services: CoreServices, factors: FactorDirectory, login: OAuthLogin
+        methods: RPCMethodTable, services: CoreServices, factors: FactorDirectory, clients: FleetCache<OAuthClient?>,
+        login: OAuthLogin
     ) -> HTTPRouter {
         var router = HTTPRouter(middleware: [metrics])
         addHealth(to: &router)
@@ -48,14 +49,17 @@ struct Routes: Sendable {
                 }
                 return response
             })
-        addOAuth(to: &router, services: services, factors: factors)
+        addOAuth(to: &router, services: services, factors: factors, clients: clients)
         addRPC(methods, to: &router)
         return router
     }
 
     /// `POST /oauth2/token`, `/oauth2/revoke`, `/oauth2/introspect` and the two metadata documents.
-    private func addOAuth(to router: inout HTTPRouter, services: CoreServices, factors: FactorDirectory) {
-        let environment = OAuthEnvironment(services: services, directory: factors, logger: logger)
+    private func addOAuth(
+        to router: inout HTTPRouter, services: CoreServices, factors: FactorDirectory,
+        clients: FleetCache<OAuthClient?>
+    ) {
+        let environment = OAuthEnvironment(services: services, directory: factors, clients: clients, logger: logger)
         let endpoints: [(String, @Sendable (HTTPRequest) async -> HTTPResponse)] = [
             ("/oauth2/token", TokenEndpoint(environment: environment).respond(to:)),
             ("/oauth2/revoke", RevocationEndpoint(environment: environment).respond(to:)),

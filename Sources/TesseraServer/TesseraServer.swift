@@ -66,14 +66,16 @@ public final class TesseraServer: Sendable {
         let factorServices = FactorServicesAdmin(
             services: services, registered: registeredFactors, directory: directory)
         let phoneSignIn = PhoneSignIn(services: services, router: multiFactor, codes: phoneCodes)
+        let clients = OAuthClients.cache(services.changes, database: database)
         let publicRouter = Routes(
             listener: "public", instruments: instruments, logger: logger, trustedProxies: configuration.trustedProxies
         ).publicRouter(
             methods: PublicMethods.table(services, router: multiFactor, phoneSignIn: phoneSignIn),
-            services: services, factors: directory,
+            services: services, factors: directory, clients: clients,
             login: OAuthLogin(
                 services: services, router: multiFactor, issuer: configuration.issuer,
-                trustedProxies: configuration.trustedProxies, logger: logger, phoneSignIn: phoneSignIn))
+                trustedProxies: configuration.trustedProxies, clients: clients, logger: logger,
+                phoneSignIn: phoneSignIn))
         let adminRouter = Routes(
             listener: "admin", instruments: instruments, logger: logger, trustedProxies: configuration.trustedProxies
         ).adminRouter(

@@ -55,7 +55,9 @@ struct OAuthHarness {
             clock: core.clock, directory: FactorDirectory(builtIn: factors),
             codeKeys: codeKeys ?? core.services.codeKeys,
             refreshTokenKeys: refreshTokenKeys ?? core.services.refreshTokenKeys,
-            changes: clientsCached ? Self.privateChanges : core.services.changes, logger: Logger(label: "oauth-test"))
+            clients: OAuthClients.cache(
+                clientsCached ? Self.privateChanges : core.services.changes, database: core.database),
+            logger: Logger(label: "oauth-test"))
         token = TokenEndpoint(environment: environment)
         revocation = RevocationEndpoint(environment: environment)
         introspection = IntrospectionEndpoint(environment: environment)

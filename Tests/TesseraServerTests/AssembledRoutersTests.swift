@@ -1,9 +1,13 @@
 import FoundationEssentials
 import Logging
 import TesseraCore
+import TesseraCrypto
 import TesseraHTTP
+import TesseraJSON
 import TesseraLoop
 import TesseraMetrics
+import TesseraOAuth
+import TesseraPostgres
 import TesseraTestSupport
 import Testing
 
@@ -12,8 +16,8 @@ import Testing
 /// The public and admin routers exactly as `tessera serve` assembles them (routes, middleware, method tables),
 /// driven in process with request values: no socket, no listener.
 @Suite struct AssembledRoutersTests {
-    /// A server over the test database whose listeners are never bound.
-    static func withServer(_ body: (TesseraServer) async throws -> Void) async throws {
+    /// A server over the test database whose listeners are never bound, and the database's harness.
+    static func withServer(_ body: (TesseraServer, CoreHarness) async throws -> Void) async throws {
         try await CoreHarness.run(migrations: SchemaMigrations.all) { core in
             var options = ServerConfiguration.Options()
             options.databaseURL = "postgresql:///unused"
@@ -25,7 +29,7 @@ import Testing
                 configuration: configuration, group: group, database: core.database, services: core.services,
                 sms: LogSMSSender(logger: logger, revealsCodes: false),
                 factorServiceClient: try HTTPClient(group: group), metrics: MetricsRegistry(), logger: logger)
-            try await body(server)
+            try await body(server, core)
         }
     }
 
@@ -39,7 +43,7 @@ import Testing
     static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
 
     @Test func eachListenerServesItsRoutesAndCountsThemByRouteAndStatus() async throws {
-        try await Self.withServer { server in
+        try await Self.withServer { server, _ in
             let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
             let json: HTTPHeaders = ["Content-Type": "application/json"]
             let publicRouter = server.publicRouter
@@ -80,6 +84,54 @@ import Testing
             }
             // Unknown paths are not routes: no series of their own.
             #expect(!metrics.contains(#"route="/nope""#))
+        }
+    }
+
+    /// The login pages and the OAuth endpoints look clients up in one cache, so a server caches each client, and
+    /// reads it again, once: a client the authorization endpoint has read is the token endpoint's too, which is
+    /// seen when its row changes behind the server's back (no notice comes; the staleness bound still holds).
+    @Test func theLoginPagesAndTheTokenEndpointShareOneCacheOfClients() async throws {
+        try await Self.withServer { server, core in
+            let admin = OAuthClientsAdmin(
+                database: core.database, configs: core.services.configs, clock: core.clock,
+                changes: core.services.changes)
+            let created = try await admin.create(
+                tenantID: nil,
+                [
+                    "clientName": "Shared", "type": "confidential", "redirectUris": ["https://app.example.com/cb"],
+                    "grantTypes": ["authorization_code", "client_credentials"], "scopes": ["openid", "read"],
+                ],
+                actor: AuditLog.Actor(
+                    principal: AdminPrincipal(keyID: "routers-test", scope: .project), method: "oauthClients.create",
+                    requestID: "req-create"))
+            let clientID = created.clientId
+            let secret = try #require(created.clientSecret)
+            let authorize = await Self.respond(
+                server.publicRouter,
+                HTTPRequest(
+                    method: .get,
+                    target: "/oauth2/authorize?response_type=code&client_id=\(clientID)"
+                        + "&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid&state=s"
+                        + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"))
+            #expect(authorize.status.code == 303, "to the login page: \(Self.text(authorize))")
+            #expect(authorize.headers["Location"]?.hasPrefix("/oauth2/login") == true)
+
+            // Gone from the database without a notice: only a cache that the authorization endpoint filled still
+            // knows the client.
+            try await core.database.withPool { pool in
+                _ = try await pool.query("DELETE FROM oauth_clients WHERE client_id = $1", [clientID])
+            }
+            let headers: HTTPHeaders = [
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Authorization": "Basic " + Base64.encode(Array("\(clientID):\(secret)".utf8)),
+            ]
+            let token = await Self.respond(
+                server.publicRouter,
+                HTTPRequest(
+                    method: .post, target: "/oauth2/token", headers: headers,
+                    body: Array("grant_type=client_credentials&scope=read".utf8)))
+            #expect(token.status.code == 200, "\(Self.text(token))")
+            #expect(Self.text(token).contains("\"access_token\""))
         }
     }
 }

@@ -11,8 +11,9 @@ public enum OAuthClients {
 
     /// A cache of clients by id (nil: no such client) that `feed`'s notices keep fresh: those of ``changes``, and
     /// every configuration change (a deleted tenant takes its clients along); a client is read again in the
-    /// background from `database`.
-    static func cache(_ feed: ChangeFeed, database: PostgresClient) -> FleetCache<OAuthClient?> {
+    /// background from `database`. A server makes one and hands it to its login pages and its OAuth endpoints
+    /// (``OAuthLogin``, ``OAuthEnvironment``), so that each client is cached, and read again, once.
+    public static func cache(_ feed: ChangeFeed, database: PostgresClient) -> FleetCache<OAuthClient?> {
         feed.cache(changes, droppedWholeBy: [ConfigStore.changes]) { clientID in
             try await database.withPool { pool in try await find(pool, clientID: clientID) }
         }

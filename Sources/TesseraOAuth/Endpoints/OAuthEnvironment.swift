@@ -21,8 +21,8 @@ public struct OAuthEnvironment: Sendable {
     /// Seal and open the envelopes of the grants' refresh tokens (`CoreServices.refreshTokenKeys`).
     public let refreshTokenKeys: KeyRing
     public let logger: Logger
-    /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/cache(_:)``), so that a token
-    /// request need not read its client.
+    /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/cache(_:database:)``), so that a
+    /// token request need not read its client.
     let clients: FleetCache<OAuthClient?>
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
@@ -34,18 +34,23 @@ public struct OAuthEnvironment: Sendable {
         self.init(services: services, directory: FactorDirectory(builtIn: factors), logger: logger)
     }
 
-    /// The environment of `services`' database, keys, issuer and clock, with the factors of `directory`.
-    public init(services: CoreServices, directory: FactorDirectory, logger: Logger) {
+    /// The environment of `services`' database, keys, issuer and clock, with the factors of `directory` and the
+    /// client cache `clients` (the server's, which its login pages share; nil: a cache of its own).
+    public init(
+        services: CoreServices, directory: FactorDirectory, clients: FleetCache<OAuthClient?>? = nil, logger: Logger
+    ) {
         self.init(
             database: services.database, signingKeys: services.signingKeys, issuer: services.tokens.issuer,
             clock: services.clock, directory: directory, codeKeys: services.codeKeys,
-            refreshTokenKeys: services.refreshTokenKeys, changes: services.changes, logger: logger)
+            refreshTokenKeys: services.refreshTokenKeys,
+            clients: clients ?? OAuthClients.cache(services.changes, database: services.database), logger: logger)
     }
 
     /// An environment given member by member.
     public init(
         database: PostgresClient, signingKeys: SigningKeys, issuer: String, clock: any WallClock,
-        directory: FactorDirectory, codeKeys: KeyRing, refreshTokenKeys: KeyRing, changes: ChangeFeed, logger: Logger
+        directory: FactorDirectory, codeKeys: KeyRing, refreshTokenKeys: KeyRing, clients: FleetCache<OAuthClient?>,
+        logger: Logger
     ) {
         self.database = database
         self.signingKeys = signingKeys
@@ -55,7 +60,7 @@ public struct OAuthEnvironment: Sendable {
         self.codeKeys = codeKeys
         self.refreshTokenKeys = refreshTokenKeys
         self.logger = logger
-        clients = OAuthClients.cache(changes, database: database)
+        self.clients = clients
     }
 
     /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.

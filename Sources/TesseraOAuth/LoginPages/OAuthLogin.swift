@@ -65,14 +65,16 @@ public struct OAuthLogin: Sendable {
     /// The handlers over the core services and the MFA router, redirecting with `iss` = `issuer` (https issuers
     /// get `Secure`, `__Host-` cookies). `trustedProxies` decide the client address the SMS limits count. A page
     /// that sends a code to an address the user typed asks a proof of work of `proofOfWorkBits` zero bits (16; 0
-    /// asks none, for tests).
+    /// asks none, for tests). Clients are looked up in `clients` (the server's, which its OAuth endpoints share;
+    /// nil: a cache of its own).
     public init(
         services: CoreServices, router: MultiFactorRouter, issuer: String, trustedProxies: [IPNetwork] = [],
-        logger: Logger, proofOfWorkBits: Int = 16, phoneSignIn: PhoneSignIn? = nil
+        clients: FleetCache<OAuthClient?>? = nil, logger: Logger, proofOfWorkBits: Int = 16,
+        phoneSignIn: PhoneSignIn? = nil
     ) {
         context = LoginContext(
             services: services, router: router, issuer: issuer, cookies: LoginCookies(issuer: issuer),
-            clients: OAuthClients.cache(services.changes, database: services.database),
+            clients: clients ?? OAuthClients.cache(services.changes, database: services.database),
             revocations: SSORevocations(changes: services.changes, clock: services.clock),
             trustedProxies: trustedProxies, logger: logger,
             proofOfWork: LoginProofOfWork(bits: max(0, min(proofOfWorkBits, 32))), phoneSignIn: phoneSignIn)
