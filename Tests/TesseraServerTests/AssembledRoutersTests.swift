@@ -92,6 +92,7 @@ import Testing
     /// seen when its row changes behind the server's back (no notice comes; the staleness bound still holds).
     @Test func theLoginPagesAndTheTokenEndpointShareOneCacheOfClients() async throws {
         try await Self.withServer { server, core in
+            try await waitUntil { core.services.changes.isListening }
             let admin = OAuthClientsAdmin(
                 database: core.database, configs: core.services.configs, clock: core.clock,
                 changes: core.services.changes)
@@ -106,6 +107,7 @@ import Testing
                     requestID: "req-create"))
             let clientID = created.clientId
             let secret = try #require(created.clientSecret)
+            try await Self.hearEveryNoticeSoFar(core)
             let authorize = await Self.respond(
                 server.publicRouter,
                 HTTPRequest(
@@ -133,5 +135,17 @@ import Testing
             #expect(token.status.code == 200, "\(Self.text(token))")
             #expect(Self.text(token).contains("\"access_token\""))
         }
+    }
+
+    /// Returns once `core`'s change feed has heard every notice committed before the call (the client's creation
+    /// announces it, and its notice must not drop what the test caches after): notices arrive in commit order, so
+    /// one of the test's own, seen dropping a value a cache of the test's held, comes after them.
+    static func hearEveryNoticeSoFar(_ core: CoreHarness) async throws {
+        let probe: FleetCache<Bool> = core.services.changes.cache(OAuthClients.changes) { _ in false }
+        probe.store(true, for: "barrier", loadedAt: .now, epoch: probe.epoch)
+        try await core.database.withPool { pool in
+            try await ChangeFeed.announce(OAuthClients.changes, key: "barrier", in: pool)
+        }
+        try await waitUntil { probe.count == 0 }
     }
 }
