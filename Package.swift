@@ -116,6 +116,7 @@ let package = Package(
             name: "TesseraOAuth",
             dependencies: [
                 "MultiFactor", "PhoneSignIn", "TesseraCore", "TesseraCrypto", "TesseraPostgres", "TesseraHTTP", "TesseraJSON",
+                "TesseraLoop",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

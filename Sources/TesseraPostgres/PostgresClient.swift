@@ -56,6 +56,9 @@ public final class PostgresClient: Sendable {
     /// The pool of `loop`.
     public func pool(on loop: EventLoop) -> PostgresPool { pools[loop.index] }
 
+    /// Every loop's pool, in loop order.
+    public var poolsByLoop: [PostgresPool] { pools }
+
     /// Runs `body` with the pool of the calling loop, or, off this client's loops, on the next loop of its
     /// group.
     public func withPool<T: Sendable>(

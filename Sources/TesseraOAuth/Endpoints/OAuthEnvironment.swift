@@ -24,6 +24,8 @@ public struct OAuthEnvironment: Sendable {
     /// The clients by id (nil: none), kept fresh by change notices (``OAuthClients/cache(_:database:)``), so that a
     /// token request need not read its client.
     let clients: FleetCache<OAuthClient?>
+    /// The writers that share a statement among the code grants of cached clients, one for each loop.
+    let codeGrants: CodeGrantWriters
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
     /// a database round trip on the token path (a factor unknown there is named by its id).
@@ -61,6 +63,7 @@ public struct OAuthEnvironment: Sendable {
         self.refreshTokenKeys = refreshTokenKeys
         self.logger = logger
         self.clients = clients
+        codeGrants = CodeGrantWriters(database: database)
     }
 
     /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.

@@ -14,10 +14,12 @@ extension TokenEndpoint {
     /// without the `refresh_token` grant gets no family: its tokens name the sign-in the code was issued from
     /// (`sid`), so the grant leaves no row but the spent code's, which lives a minute.
     ///
-    /// The statement is ``cachedClientStatement`` for a client the server has cached, which takes its tenant and
-    /// refresh lifetime as parameters, else ``redeemStatement``, which checks the client's row read in the same round
-    /// trip (``grantStatement(_:credentials:trusting:checking:)``). Either way the code is spent whatever is wrong
-    /// with it, unless the client failed to authenticate or may not use the grant. A code that was already spent is a replay: the family issued from it
+    /// For a client the server has cached, authenticated against its cached row, the statement is
+    /// ``cachedClientStatement(grants:)``, which takes its tenant and refresh lifetime as parameters and which this
+    /// loop's ``CodeGrantWriter`` may share with other code grants that arrive meanwhile (one transaction for them
+    /// all; each commits before its answer); else it is ``redeemStatement``, which checks the client's row read in
+    /// the same round trip. Either way the code is spent whatever is wrong with it, unless the client failed to
+    /// authenticate or may not use the grant. A code that was already spent is a replay: the family issued from it
     /// is revoked (a second round trip, on that path only). A code that does not open (forged, altered, truncated,
     /// of an unknown key) is `invalid_grant` after the client has authenticated, and spends nothing.
     func redeemCode(_ form: OAuthForm, credentials: ClientCredentials) async throws -> HTTPResponse {
@@ -50,14 +52,24 @@ extension TokenEndpoint {
                 sealed.expiresAt,
             ]
         }
-        let (client, result) = try await grantStatement(
-            .authorizationCode, credentials: credentials,
-            trusting: { client in
-                PostgresQuery(
-                    Self.cachedClientStatement, parameters(client.tenantID) + [client.refreshTokenTTL])
-            },
-            checking: { PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())) })
-        guard let row = result.rows.first else {
+        let client: OAuthClient
+        let found: PostgresRow?
+        if let cached = environment.cachedClient(clientID) {
+            client = try credentials.authenticate(cached)
+            try require(.authorizationCode, by: client)
+            let grantParameters = parameters(client.tenantID) + [client.refreshTokenTTL]
+            let writers = environment.codeGrants
+            found = try await environment.database.withPool { pool in
+                try await writers.writer(for: pool).write(codeDigest: codeDigest, parameters: grantParameters)
+            }
+        } else {
+            let (read, result) = try await environment.readingClient(
+                clientID, then: PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())))
+            client = try credentials.authenticate(read)
+            try require(.authorizationCode, by: client)
+            found = result.rows.first
+        }
+        guard let row = found else {
             try await revokeReplayed(codeDigest, now: now)
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")
         }
@@ -151,44 +163,76 @@ extension TokenEndpoint {
         FROM spent s LEFT JOIN users u ON u.user_id = $8
         """
 
-    /// ``redeemStatement`` for a client the server has authenticated against its cached row, which it does not read
-    /// again: $6 is the client's tenant (not a secret's digest) and $16 its refresh-token lifetime in seconds; $5 is
-    /// NULL when the client may not refresh. The user and the sign-in are read once. Its rows are those of
-    /// ``redeemStatement``. Measured with pgbench on the durable benchmark cluster, it takes about a tenth less of the
-    /// database's CPU than ``redeemStatement`` (docs/benchmarks.md, "2026-11-28").
-    static let cachedClientStatement = """
-        WITH checked AS (
-            SELECT u.user_id IS NOT NULL AS user_exists, u.tenant_id, u.email,
-                coalesce(u.email_verified, false) AS email_verified, u.phone_number, u.display_name,
-                coalesce(u.disabled, false) AS disabled, coalesce(sign_in.revoked, false) AS sign_in_revoked
-            FROM (VALUES (1)) AS one
-            LEFT JOIN users u ON u.user_id = $8
-            LEFT JOIN (SELECT revoked_at IS NOT NULL AS revoked FROM token_families WHERE family_id = $14) sign_in
-                ON true
-        ), spent AS (
-            INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
-            SELECT $1,
-                CASE WHEN NOT ($7 AND k.user_exists AND NOT k.disabled AND NOT k.sign_in_revoked
-                        AND k.tenant_id IS NOT DISTINCT FROM $6::text) THEN NULL
-                    WHEN $5::bytea IS NOT NULL OR $14::text IS NULL THEN $4 ELSE $14 END,
-                $15
-            FROM checked k
-            ON CONFLICT (code_hash) DO NOTHING
-            RETURNING family_id
-        ), family AS (
-            INSERT INTO token_families (\(familyColumns))
-            SELECT family_id, $8, $10, $11, $12, $13, $3, $2, $9, $5::bytea,
-                CASE WHEN $5::bytea IS NOT NULL THEN $3 END,
-                CASE WHEN $5::bytea IS NOT NULL THEN $3 + $16::integer * interval '1 second' END
-            FROM spent WHERE family_id = $4
-        )
-        SELECT s.family_id, k.user_exists, k.tenant_id, k.email, k.email_verified, k.phone_number, k.display_name,
-            k.disabled, s.family_id IS NOT DISTINCT FROM $4 AND $5::bytea IS NOT NULL, k.sign_in_revoked
-        FROM spent s, checked k
-        """
+    /// ``redeemStatement`` for `grants` codes of clients the server has authenticated against their cached rows,
+    /// which it does not read again (``CodeGrantWriter`` gathers them): each grant's parameters are an ordinal (0
+    /// for the first) and the sixteen of ``redeemStatement`` with $6 the client's tenant (not a secret's digest), $5
+    /// NULL when the client may not refresh, and a sixteenth, its refresh-token lifetime in seconds; every grant's
+    /// user and sign-in are read once. Each grant's row is that of ``redeemStatement`` with the grant's ordinal
+    /// after it (``cachedClientOrdinalColumn``); a grant whose code was already spent has none. The codes must
+    /// differ. One statement for several grants costs the database a commit, its largest cost, for all of them
+    /// (docs/benchmarks.md, "2026-11-29, 11:40 UTC"); measured with pgbench for one grant, the statement's form
+    /// took about a tenth less of the database's CPU than ``redeemStatement`` (docs/benchmarks.md, "2026-11-28").
+    static func cachedClientStatement(grants: Int) -> String { cachedClientStatements[grants - 1] }
+
+    /// How many parameters ``cachedClientStatement(grants:)`` takes for each grant after its ordinal.
+    static let cachedClientParameterCount = 16
+
+    /// The column of ``cachedClientStatement(grants:)``'s rows that holds the grant's ordinal.
+    static let cachedClientOrdinalColumn = 10
+
+    private static let cachedClientStatements = (1...CodeGrantWriter.maxBatch).map(makeCachedClientStatement)
+
+    private static func makeCachedClientStatement(grants: Int) -> String {
+        let width = cachedClientParameterCount + 1
+        let rows = (0..<grants).map { grant in
+            let p = (1...width).map { "$\(grant * width + $0)" }
+            return """
+                (\(p[0])::integer, \(p[1])::bytea, \(p[2])::text, \(p[3])::timestamptz, \(p[4])::text, \(p[5])::bytea, \
+                \(p[6])::text, \(p[7])::boolean, \(p[8])::text, \(p[9])::text, \(p[10])::timestamptz, \(p[11])::text, \
+                \(p[12])::text, \(p[13])::text, \(p[14])::text, \(p[15])::timestamptz, \(p[16])::integer)
+                """
+        }
+        return """
+            WITH grant_request (ordinal, code_hash, client_id, now, family_id, refresh_token_hash, tenant_id, code_ok,
+                    user_id, scope, auth_time, provider, second_factor, second_factor_id, sign_in_family, expires_at,
+                    refresh_ttl) AS (
+                VALUES \(rows.joined(separator: ", "))
+            ), checked AS (
+                SELECT r.ordinal, u.user_id IS NOT NULL AS user_exists, u.tenant_id, u.email,
+                    coalesce(u.email_verified, false) AS email_verified, u.phone_number, u.display_name,
+                    coalesce(u.disabled, false) AS disabled, coalesce(sign_in.revoked_at IS NOT NULL, false) AS sign_in_revoked
+                FROM grant_request r
+                LEFT JOIN users u ON u.user_id = r.user_id
+                LEFT JOIN token_families sign_in ON sign_in.family_id = r.sign_in_family
+            ), spent AS (
+                INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
+                SELECT r.code_hash,
+                    CASE WHEN NOT (r.code_ok AND k.user_exists AND NOT k.disabled AND NOT k.sign_in_revoked
+                            AND k.tenant_id IS NOT DISTINCT FROM r.tenant_id) THEN NULL
+                        WHEN r.refresh_token_hash IS NOT NULL OR r.sign_in_family IS NULL THEN r.family_id
+                        ELSE r.sign_in_family END,
+                    r.expires_at
+                FROM grant_request r JOIN checked k USING (ordinal)
+                ON CONFLICT (code_hash) DO NOTHING
+                RETURNING code_hash, family_id
+            ), family AS (
+                INSERT INTO token_families (\(familyColumns))
+                SELECT s.family_id, r.user_id, r.auth_time, r.provider, r.second_factor, r.second_factor_id, r.now,
+                    r.client_id, r.scope, r.refresh_token_hash,
+                    CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now END,
+                    CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now + r.refresh_ttl * interval '1 second' END
+                FROM spent s JOIN grant_request r ON r.code_hash = s.code_hash
+                WHERE s.family_id = r.family_id
+            )
+            SELECT s.family_id, k.user_exists, k.tenant_id, k.email, k.email_verified, k.phone_number, k.display_name,
+                k.disabled, s.family_id IS NOT DISTINCT FROM r.family_id AND r.refresh_token_hash IS NOT NULL,
+                k.sign_in_revoked, r.ordinal
+            FROM grant_request r JOIN spent s ON s.code_hash = r.code_hash JOIN checked k USING (ordinal)
+            """
+    }
 }
 
-/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientStatement``: whether the code became a family, and its user.
+/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientStatement(grants:)``: whether the code became a family, and its user.
 private struct SpentCode {
     let familyID: String?
     let userExists: Bool

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import TesseraCore
+import TesseraCrypto
+import TesseraPostgres
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraOAuth
+
+/// Code grants that arrive while one is being written share the next statement (``GrantBatches``, fed events here;
+/// ``CodeGrantWriter`` over the test database), and each is answered as if it had been written alone.
+@Suite struct CodeGrantWriterTests {
+    /// Grants numbered by arrival; a grant's key is its number divided by ten (11 and 12 share one).
+    static func batches(maxInFlight: Int = 1, maxBatch: Int = 4) -> GrantBatches<Int> {
+        GrantBatches(maxInFlight: maxInFlight, maxBatch: maxBatch) { [UInt8($0 / 10)] }
+    }
+
+    @Test func aGrantIsSentAtOnceWhenNoneIsOutAndThoseThatArriveMeanwhileShareTheNext() {
+        var batches = Self.batches()
+        #expect(batches.arrived(1) == [1])
+        #expect(batches.arrived(21) == nil)
+        #expect(batches.arrived(31) == nil)
+        #expect(batches.inFlight == 1 && batches.waitingCount == 2)
+        #expect(batches.answered() == [21, 31])
+        #expect(batches.answered() == nil)
+        #expect(batches.inFlight == 0)
+        #expect(batches.arrived(41) == [41])
+    }
+
+    @Test func aStatementTakesAtMostMaxBatchGrantsAndTheRestWaitInArrivalOrder() {
+        var batches = Self.batches(maxBatch: 2)
+        #expect(batches.arrived(1) == [1])
+        for grant in [21, 31, 41, 51, 61] { #expect(batches.arrived(grant) == nil) }
+        #expect(batches.answered() == [21, 31])
+        #expect(batches.answered() == [41, 51])
+        #expect(batches.answered() == [61])
+        #expect(batches.answered() == nil)
+    }
+
+    @Test func twoGrantsOfOneCodeNeverShareAStatement() {
+        var batches = Self.batches()
+        #expect(batches.arrived(1) == [1])
+        for grant in [11, 12, 21, 13] { #expect(batches.arrived(grant) == nil) }
+        #expect(batches.answered() == [11, 21])
+        #expect(batches.answered() == [12])
+        #expect(batches.answered() == [13])
+    }
+
+    @Test func moreStatementsMayBeOutWhenAllowed() {
+        var batches = Self.batches(maxInFlight: 2)
+        #expect(batches.arrived(1) == [1])
+        #expect(batches.arrived(21) == [21])
+        #expect(batches.arrived(31) == nil)
+        #expect(batches.answered() == [31])
+        #expect(batches.inFlight == 2)
+    }
+
+    /// Statements the writer of the test database's loop has sent.
+    static func statementsSent(_ oauth: OAuthHarness) async throws -> Int {
+        let writers = oauth.environment.codeGrants
+        return try await oauth.core.database.withPool { pool in writers.writer(for: pool).statementsSent }
+    }
+
+    @Test func codeGrantsRedeemedTogetherShareStatementsAndEachGetsItsOwnTokens() async throws {
+        try await OAuthHarness.run(clientsCached: true) { oauth in
+            let client = try await oauth.client()
+            var codes: [String] = []
+            for _ in 0..<12 { codes.append(try await oauth.code(for: try await oauth.user().id, client: client)) }
+            // The same code three times more: one redemption wins, whichever statement carries it.
+            let replayed = try await oauth.code(for: try await oauth.user().id, client: client)
+            let before = try await Self.statementsSent(oauth)
+            let answers = await withTaskGroup(of: (String, Answer).self) { group in
+                for code in codes + Array(repeating: replayed, count: 4) {
+                    group.addTask { (code, await oauth.redeem(code, client: client)) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let sent = try await Self.statementsSent(oauth) - before
+            #expect(sent < 16, "16 grants in \(sent) statements")
+            let fresh = answers.filter { $0.0 != replayed }.map(\.1)
+            #expect(fresh.allSatisfy { $0.status == 200 })
+            #expect(Set(fresh.compactMap { $0["refresh_token"] }).count == 12)
+            let ofReplayed = answers.filter { $0.0 == replayed }.map(\.1)
+            #expect(ofReplayed.filter { $0.status == 200 }.count == 1)
+            #expect(ofReplayed.filter { $0.error == "invalid_grant" }.count == 3)
+            // The replays revoked what the winner got; the other grants' tokens stand.
+            let winner = try #require(ofReplayed.first { $0.status == 200 }?["refresh_token"])
+            #expect(await oauth.refresh(winner, client: client).error == "invalid_grant")
+            #expect(await oauth.refresh(try #require(fresh[0]["refresh_token"]), client: client).status == 200)
+        }
+    }
+
+    /// A statement that fails for one grant's sake (here an `auth_time` before PostgreSQL's range, 4713 BC, which a sealed code
+    /// could carry only if the server sealed it) is tried again for each grant alone: the others are written.
+    @Test func aGrantThatFailsItsStatementFailsAloneAndSpendsNothing() async throws {
+        try await OAuthHarness.run(clientsCached: true) { oauth in
+            let client = try await oauth.client()
+            var codes: [String] = []
+            for _ in 0..<7 { codes.append(try await oauth.code(for: try await oauth.user().id, client: client)) }
+            let good = try await oauth.code(for: try await oauth.user().id, client: client)
+            var grant = try SealedAuthorizationCode.open(good, keys: oauth.environment.codeKeys).grant
+            grant.authTime = Date(timeIntervalSince1970: -1e12)
+            let failing = try AuthorizationCodes.issue(grant, now: oauth.clock.now(), keys: oauth.environment.codeKeys)
+            let answers = await withTaskGroup(of: (String, Answer).self) { group in
+                for code in [codes[0], failing] + codes.dropFirst() {
+                    group.addTask { (code, await oauth.redeem(code, client: client)) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.0 != failing }.allSatisfy { $0.1.status == 200 })
+            let failed = try #require(answers.first { $0.0 == failing }?.1)
+            #expect(failed.status == 500 && failed.error == "server_error")
+            let digest = try SecretDigest.of(failing)
+            #expect(try await oauth.core.sql("SELECT 1 FROM oauth_spent_codes WHERE code_hash = $1", [digest]) == 0)
+        }
+    }
+}
