@@ -61,20 +61,31 @@ import Testing
         return try await oauth.core.database.withPool { pool in writers.writer(for: pool).statementsSent }
     }
 
+    /// `count` codes of `client`, each for a new user.
+    static func codes(_ count: Int, _ oauth: OAuthHarness, _ client: OAuthHarness.Client) async throws -> [String] {
+        var codes: [String] = []
+        for _ in 0..<count { codes.append(try await oauth.code(for: try await oauth.user().id, client: client)) }
+        return codes
+    }
+
+    /// Each of `codes` redeemed by `client` at once, with its answer.
+    static func redeemTogether(
+        _ codes: [String], _ oauth: OAuthHarness, _ client: OAuthHarness.Client
+    ) async -> [(code: String, answer: Answer)] {
+        await withTaskGroup(of: (String, Answer).self) { group in
+            for code in codes { group.addTask { (code, await oauth.redeem(code, client: client)) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     @Test func codeGrantsRedeemedTogetherShareStatementsAndEachGetsItsOwnTokens() async throws {
         try await OAuthHarness.run(clientsCached: true) { oauth in
             let client = try await oauth.client()
-            var codes: [String] = []
-            for _ in 0..<12 { codes.append(try await oauth.code(for: try await oauth.user().id, client: client)) }
+            let codes = try await Self.codes(12, oauth, client)
             // The same code three times more: one redemption wins, whichever statement carries it.
-            let replayed = try await oauth.code(for: try await oauth.user().id, client: client)
+            let replayed = try await Self.codes(1, oauth, client)[0]
             let before = try await Self.statementsSent(oauth)
-            let answers = await withTaskGroup(of: (String, Answer).self) { group in
-                for code in codes + Array(repeating: replayed, count: 4) {
-                    group.addTask { (code, await oauth.redeem(code, client: client)) }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
-            }
+            let answers = await Self.redeemTogether(codes + Array(repeating: replayed, count: 4), oauth, client)
             let sent = try await Self.statementsSent(oauth) - before
             #expect(sent < 16, "16 grants in \(sent) statements")
             let fresh = answers.filter { $0.0 != replayed }.map(\.1)
@@ -90,23 +101,18 @@ import Testing
         }
     }
 
-    /// A statement that fails for one grant's sake (here an `auth_time` before PostgreSQL's range, 4713 BC, which a sealed code
-    /// could carry only if the server sealed it) is tried again for each grant alone: the others are written.
+    /// A statement that fails for one grant's sake (here an `auth_time` before PostgreSQL's range, 4713 BC, which a
+    /// sealed code could carry only if the server sealed it) is tried again for each grant alone: the others are
+    /// written.
     @Test func aGrantThatFailsItsStatementFailsAloneAndSpendsNothing() async throws {
         try await OAuthHarness.run(clientsCached: true) { oauth in
             let client = try await oauth.client()
-            var codes: [String] = []
-            for _ in 0..<7 { codes.append(try await oauth.code(for: try await oauth.user().id, client: client)) }
-            let good = try await oauth.code(for: try await oauth.user().id, client: client)
+            let codes = try await Self.codes(7, oauth, client)
+            let good = try await Self.codes(1, oauth, client)[0]
             var grant = try SealedAuthorizationCode.open(good, keys: oauth.environment.codeKeys).grant
             grant.authTime = Date(timeIntervalSince1970: -1e12)
             let failing = try AuthorizationCodes.issue(grant, now: oauth.clock.now(), keys: oauth.environment.codeKeys)
-            let answers = await withTaskGroup(of: (String, Answer).self) { group in
-                for code in [codes[0], failing] + codes.dropFirst() {
-                    group.addTask { (code, await oauth.redeem(code, client: client)) }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
-            }
+            let answers = await Self.redeemTogether([codes[0], failing] + codes.dropFirst(), oauth, client)
             #expect(answers.filter { $0.0 != failing }.allSatisfy { $0.1.status == 200 })
             let failed = try #require(answers.first { $0.0 == failing }?.1)
             #expect(failed.status == 500 && failed.error == "server_error")

@@ -200,7 +200,8 @@ extension TokenEndpoint {
             ), checked AS (
                 SELECT r.ordinal, u.user_id IS NOT NULL AS user_exists, u.tenant_id, u.email,
                     coalesce(u.email_verified, false) AS email_verified, u.phone_number, u.display_name,
-                    coalesce(u.disabled, false) AS disabled, coalesce(sign_in.revoked_at IS NOT NULL, false) AS sign_in_revoked
+                    coalesce(u.disabled, false) AS disabled,
+                    coalesce(sign_in.revoked_at IS NOT NULL, false) AS sign_in_revoked
                 FROM grant_request r
                 LEFT JOIN users u ON u.user_id = r.user_id
                 LEFT JOIN token_families sign_in ON sign_in.family_id = r.sign_in_family
@@ -232,7 +233,8 @@ extension TokenEndpoint {
     }
 }
 
-/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientStatement(grants:)``: whether the code became a family, and its user.
+/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientStatement(grants:)``: whether the code
+/// became a family, and its user.
 private struct SpentCode {
     let familyID: String?
     let userExists: Bool
