@@ -7,9 +7,16 @@ import Glibc
 /// `timestamptz` text in the form the driver's sessions use (`DateStyle=ISO`, `TimeZone=UTC`):
 /// `2026-11-21 10:00:00.123456+00`.
 enum PostgresTimestamp {
+    /// The text sent for a date out of every timestamp's range: not a timestamp, so PostgreSQL refuses it.
+    static let outOfRange = "out of range"
+
     /// `date` as UTC text with microseconds, in UTF-8 bytes as a parameter is sent (`1970-01-01 00:00:00.000000+00`).
+    /// A date no count of microseconds in 64 bits holds (beyond ±292 000 years, or not a number) is sent as
+    /// ``outOfRange``, which PostgreSQL refuses: its statement fails, where converting it would stop the process.
     static func bytes(of date: Date) -> [UInt8] {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        guard let micros = Int64(exactly: (date.timeIntervalSince1970 * 1_000_000).rounded(.down)) else {
+            return Array(outOfRange.utf8)
+        }
         var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
         let fraction = Int(micros - Int64(seconds) * 1_000_000)
         var parts = tm()

@@ -18,4 +18,24 @@ struct PostgresTimestampTests {
         let parsed = try #require(bytes.withUnsafeBufferPointer(PostgresTimestamp.parse))
         #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.000_001)
     }
+
+    /// A date no timestamp holds fails its statement with PostgreSQL's error; converting it to microseconds trapped.
+    @Test func aDateBeyondEveryTimestampFailsItsStatementAndStopsNothing() async throws {
+        for seconds in [1e13, -1e300, .infinity, .nan] {
+            let bytes = PostgresTimestamp.bytes(of: Date(timeIntervalSince1970: seconds))
+            #expect(String(decoding: bytes, as: UTF8.self) == PostgresTimestamp.outOfRange)
+            #expect(bytes.withUnsafeBufferPointer(PostgresTimestamp.parse) == nil)
+        }
+        try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 1) { client, _ in
+            let failure = await #expect(throws: PostgresError.self) {
+                try await client.withPool { pool in
+                    try await pool.query("SELECT $1::timestamptz", [Date(timeIntervalSince1970: 1e13)])
+                }
+            }
+            #expect(failure?.isTemporary == false)
+            // The session is fine afterwards.
+            let now = try await client.withPool { pool in try await pool.query("SELECT 1") }
+            #expect(now.rowCount == 1)
+        }
+    }
 }
