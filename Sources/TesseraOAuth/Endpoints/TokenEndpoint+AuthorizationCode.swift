@@ -63,10 +63,10 @@ extension TokenEndpoint {
                 try await writers.writer(for: pool).write(codeDigest: codeDigest, parameters: grantParameters)
             }
         } else {
-            let (read, result) = try await environment.readingClient(
-                clientID, then: PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())))
-            client = try credentials.authenticate(read)
-            try require(.authorizationCode, by: client)
+            let (read, result) = try await authenticatingRead(
+                .authorizationCode, credentials: credentials,
+                then: PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())))
+            client = read
             found = result.rows.first
         }
         guard let row = found else {

@@ -53,7 +53,15 @@ public struct TokenEndpoint: Sendable {
                 return (client, try await environment.database.withPool { pool in try await pool.pipeline([query])[0] })
             }
         }
-        let (found, result) = try await environment.readingClient(credentials.clientID, then: try checking())
+        return try await authenticatingRead(grant, credentials: credentials, then: try checking())
+    }
+
+    /// Reads the client `credentials` name in one pipeline before `query` (a statement that checks the client again
+    /// itself, so that a client that fails spends nothing), then authenticates it and requires `grant` of it.
+    func authenticatingRead(
+        _ grant: OAuthGrantType, credentials: ClientCredentials, then query: PostgresQuery
+    ) async throws -> (client: OAuthClient, result: PostgresResult) {
+        let (found, result) = try await environment.readingClient(credentials.clientID, then: query)
         let client = try credentials.authenticate(found)
         try require(grant, by: client)
         return (client, result)
