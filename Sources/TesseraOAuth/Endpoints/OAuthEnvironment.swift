@@ -25,7 +25,9 @@ public struct OAuthEnvironment: Sendable {
     /// token request need not read its client.
     let clients: FleetCache<OAuthClient?>
     /// The writers that share a statement among the code grants of cached clients, one for each loop.
-    let codeGrants: CodeGrantWriters
+    let codeGrants: GrantWriters
+    /// The writers that share a statement among the refresh grants of cached clients, one for each loop.
+    let refreshGrants: GrantWriters
 
     /// The factors whose descriptors give the `amr` of a second factor: the directory's latest copy, read without
     /// a database round trip on the token path (a factor unknown there is named by its id).
@@ -63,7 +65,8 @@ public struct OAuthEnvironment: Sendable {
         self.refreshTokenKeys = refreshTokenKeys
         self.logger = logger
         self.clients = clients
-        codeGrants = CodeGrantWriters(database: database)
+        codeGrants = GrantWriters(database: database, statement: TokenEndpoint.cachedClientCodeGrants)
+        refreshGrants = GrantWriters(database: database, statement: TokenEndpoint.cachedClientRefreshGrants)
     }
 
     /// The client `clientID`, nil when there is none: cached, or read on the calling loop's pool.

@@ -15,9 +15,9 @@ extension TokenEndpoint {
     /// (`sid`), so the grant leaves no row but the spent code's, which lives a minute.
     ///
     /// For a client the server has cached, authenticated against its cached row, the statement is
-    /// ``cachedClientStatement(grants:)``, which takes its tenant and refresh lifetime as parameters and which this
-    /// loop's ``CodeGrantWriter`` may share with other code grants that arrive meanwhile (one transaction for them
-    /// all; each commits before its answer); else it is ``redeemStatement``, which checks the client's row read in
+    /// ``cachedClientCodeGrants``, which takes its tenant and refresh lifetime as parameters and which this loop's
+    /// ``GrantWriter`` may share with other code grants that arrive meanwhile (one transaction for them all; each
+    /// commits before its answer); else it is ``redeemStatement``, which checks the client's row read in
     /// the same round trip. Either way the code is spent whatever is wrong with it, unless the client failed to
     /// authenticate or may not use the grant. A code that was already spent is a replay: the family issued from it
     /// is revoked (a second round trip, on that path only). A code that does not open (forged, altered, truncated,
@@ -58,10 +58,7 @@ extension TokenEndpoint {
             client = try credentials.authenticate(cached)
             try require(.authorizationCode, by: client)
             let grantParameters = parameters(client.tenantID) + [client.refreshTokenTTL]
-            let writers = environment.codeGrants
-            found = try await environment.database.withPool { pool in
-                try await writers.writer(for: pool).write(codeDigest: codeDigest, parameters: grantParameters)
-            }
+            found = try await environment.codeGrants.write(key: codeDigest, parameters: grantParameters)
         } else {
             let (read, result) = try await authenticatingRead(
                 .authorizationCode, credentials: credentials,
@@ -163,27 +160,20 @@ extension TokenEndpoint {
         FROM spent s LEFT JOIN users u ON u.user_id = $8
         """
 
-    /// ``redeemStatement`` for `grants` codes of clients the server has authenticated against their cached rows,
-    /// which it does not read again (``CodeGrantWriter`` gathers them): each grant's parameters are an ordinal (0
-    /// for the first) and the sixteen of ``redeemStatement`` with $6 the client's tenant (not a secret's digest), $5
-    /// NULL when the client may not refresh, and a sixteenth, its refresh-token lifetime in seconds; every grant's
-    /// user and sign-in are read once. Each grant's row is that of ``redeemStatement`` with the grant's ordinal
-    /// after it (``cachedClientOrdinalColumn``); a grant whose code was already spent has none. The codes must
-    /// differ. One statement for several grants costs the database a commit, its largest cost, for all of them
-    /// (docs/benchmarks.md, "2026-11-29, 11:40 UTC"); measured with pgbench for one grant, the statement's form
-    /// took about a tenth less of the database's CPU than ``redeemStatement`` (docs/benchmarks.md, "2026-11-28").
-    static func cachedClientStatement(grants: Int) -> String { cachedClientStatements[grants - 1] }
+    /// ``redeemStatement`` for up to 16 codes of clients the server has authenticated against their cached rows,
+    /// which it does not read again (a ``GrantWriter`` gathers them): each grant's parameters after its ordinal are
+    /// the fifteen of ``redeemStatement`` with $6 the client's tenant (not a secret's digest), $5 NULL when the
+    /// client may not refresh, and a sixteenth, its refresh-token lifetime in seconds; every grant's user and
+    /// sign-in are read once. Each grant's row is that of ``redeemStatement`` with the grant's ordinal after it
+    /// (column 10); a grant whose code was already spent has none. The codes must differ. One statement for several
+    /// grants costs the database a commit, its largest cost, for all of them (docs/benchmarks.md, "2026-11-29,
+    /// 11:40 UTC"); measured with pgbench for one grant, the statement's form took about a tenth less of the
+    /// database's CPU than ``redeemStatement`` (docs/benchmarks.md, "2026-11-28").
+    static let cachedClientCodeGrants = BatchedGrantStatement(
+        parametersPerGrant: 16, ordinalColumn: 10, maxBatch: 16, text: cachedClientStatement(grants:))
 
-    /// How many parameters ``cachedClientStatement(grants:)`` takes for each grant after its ordinal.
-    static let cachedClientParameterCount = 16
-
-    /// The column of ``cachedClientStatement(grants:)``'s rows that holds the grant's ordinal.
-    static let cachedClientOrdinalColumn = 10
-
-    private static let cachedClientStatements = (1...CodeGrantWriter.maxBatch).map(makeCachedClientStatement)
-
-    private static func makeCachedClientStatement(grants: Int) -> String {
-        let width = cachedClientParameterCount + 1
+    private static func cachedClientStatement(grants: Int) -> String {
+        let width = 17  // the ordinal and the grant's sixteen
         let rows = (0..<grants).map { grant in
             let p = (1...width).map { "$\(grant * width + $0)" }
             return """
@@ -233,7 +223,7 @@ extension TokenEndpoint {
     }
 }
 
-/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientStatement(grants:)``: whether the code
+/// A row of ``TokenEndpoint/redeemStatement`` or ``TokenEndpoint/cachedClientCodeGrants``: whether the code
 /// became a family, and its user.
 private struct SpentCode {
     let familyID: String?

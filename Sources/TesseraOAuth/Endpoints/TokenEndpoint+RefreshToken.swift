@@ -7,8 +7,9 @@ extension TokenEndpoint {
     /// The `refresh_token` grant (RFC 6749 §6) in one round trip: one statement that replaces the family's current
     /// refresh token by a new one (valid the client's `refreshTokenTTL`) in the family's row, and returns the family
     /// and its user. A client the server has cached is authenticated against its cached row first and the statement
-    /// is one `UPDATE` (``cachedClientRefreshStatement``); otherwise the client's row is read in the same pipeline and
-    /// the statement checks it (``refreshStatement``). Only families of the authenticated client are refreshed;
+    /// is one `UPDATE` (``cachedClientRefreshGrants``), which this loop's ``GrantWriter`` may share with other refresh
+    /// grants that arrive meanwhile (one transaction for them all; each commits before its answer); otherwise the
+    /// client's row is read in the same pipeline and the statement checks it (``refreshStatement``). Only families of the authenticated client are refreshed;
     /// `scope` may narrow the new access token's scope, never widen it (`invalid_scope`); the family keeps its scope.
     /// A token of before ``GrantRefreshToken`` (a row of `refresh_tokens`) takes a round trip more to find its family,
     /// and is spent in its row, by ``refreshStatement``, as the family moves to the new form.
@@ -32,24 +33,27 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the refresh token is invalid, expired or revoked")
         }
         let replacement = try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        let (client, result) = try await grantStatement(
-            .refreshToken, credentials: credentials,
-            trusting: { client in
-                parsed.map { _ in
-                    PostgresQuery(
-                        Self.cachedClientRefreshStatement,
-                        [digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID])
-                }
-            },
-            checking: {
-                PostgresQuery(
-                    Self.refreshStatement,
-                    [
-                        digest, clientID, now, replacement.digest, requested?.text, try credentials.secretDigest(),
-                        familyID, parsed == nil,
-                    ])
-            })
-        guard let row = result.rows.first else {
+        let client: OAuthClient
+        let found: PostgresRow?
+        if parsed != nil, let cached = environment.cachedClient(clientID) {
+            client = try credentials.authenticate(cached)
+            try require(.refreshToken, by: client)
+            found = try await environment.refreshGrants.write(
+                key: Array(familyID.utf8),
+                parameters: [
+                    digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID,
+                ])
+        } else {
+            let parameters: [any PostgresEncodable] = [
+                digest, clientID, now, replacement.digest, requested?.text, try credentials.secretDigest(), familyID,
+                parsed == nil,
+            ]
+            let (read, result) = try await authenticatingRead(
+                .refreshToken, credentials: credentials, then: PostgresQuery(Self.refreshStatement, parameters))
+            client = read
+            found = result.rows.first
+        }
+        guard let row = found else {
             throw try await refreshFailure(
                 digest, parsed: parsed, clientID: clientID, requested: requested, now: now)
         }
@@ -152,19 +156,39 @@ extension TokenEndpoint {
         SELECT * FROM used
         """
 
-    /// ``refreshStatement`` for a token of ``GrantRefreshToken``'s form and a client the server has authenticated
-    /// against its cached row, which it does not read again: one `UPDATE` of the family's row, where $6 is the
-    /// client's refresh-token lifetime in seconds (not a secret's digest) and there is no $8. Its rows are those of
-    /// ``refreshStatement``. Measured with pgbench on the durable benchmark cluster, it takes about a sixth less of the
-    /// database's CPU (docs/benchmarks.md, "2026-11-28").
-    static let cachedClientRefreshStatement = """
-        UPDATE token_families f SET refresh_token_hash = $4, refresh_issued_at = $3,
-            refresh_expires_at = $3 + $6::integer * interval '1 second'
-        FROM users u
-        WHERE f.family_id = $7 AND f.client_id = $2 AND f.revoked_at IS NULL AND f.refresh_token_hash = $1
-            AND f.refresh_expires_at > $3 AND u.user_id = f.user_id AND NOT u.disabled
-            AND ($5::text IS NULL OR string_to_array($5::text, ' ') <@ string_to_array(f.scope, ' '))
-        RETURNING f.scope, f.auth_time, f.sign_in_provider, f.second_factor, u.user_id, u.tenant_id, u.email,
-            u.email_verified, u.phone_number, u.display_name
-        """
+    /// ``refreshStatement`` for up to 16 tokens of ``GrantRefreshToken``'s form, each of a client the server has
+    /// authenticated against its cached row, which it does not read again (a ``GrantWriter`` gathers them): one
+    /// `UPDATE` of the families' rows over a `VALUES` row of each grant's parameters. A grant's parameters after its
+    /// ordinal are the first seven of ``refreshStatement``, with $6 the client's refresh-token lifetime in seconds
+    /// (not a secret's digest). Each grant refreshed has the row of ``refreshStatement`` with its ordinal after it
+    /// (column 10). The families must differ (an `UPDATE` changes a row once, whichever of two grants of it
+    /// joined). Measured with pgbench on the durable benchmark cluster, its form for one grant takes about a sixth less
+    /// of the database's CPU than ``refreshStatement`` (docs/benchmarks.md, "2026-11-28"); several grants share a
+    /// commit, the database's largest cost a grant.
+    static let cachedClientRefreshGrants = BatchedGrantStatement(
+        parametersPerGrant: 7, ordinalColumn: 10, maxBatch: 16, text: cachedClientRefreshStatement(grants:))
+
+    private static func cachedClientRefreshStatement(grants: Int) -> String {
+        let width = 8  // the ordinal and the grant's seven
+        let rows = (0..<grants).map { grant in
+            let p = (1...width).map { "$\(grant * width + $0)" }
+            return """
+                (\(p[0])::integer, \(p[1])::bytea, \(p[2])::text, \(p[3])::timestamptz, \(p[4])::bytea, \(p[5])::text, \
+                \(p[6])::integer, \(p[7])::text)
+                """
+        }
+        return """
+            UPDATE token_families f SET refresh_token_hash = r.replacement_hash, refresh_issued_at = r.now,
+                refresh_expires_at = r.now + r.refresh_ttl * interval '1 second'
+            FROM (VALUES \(rows.joined(separator: ", ")))
+                    AS r (ordinal, token_hash, client_id, now, replacement_hash, scope, refresh_ttl, family_id),
+                users u
+            WHERE f.family_id = r.family_id AND f.client_id = r.client_id AND f.revoked_at IS NULL
+                AND f.refresh_token_hash = r.token_hash AND f.refresh_expires_at > r.now
+                AND u.user_id = f.user_id AND NOT u.disabled
+                AND (r.scope IS NULL OR string_to_array(r.scope, ' ') <@ string_to_array(f.scope, ' '))
+            RETURNING f.scope, f.auth_time, f.sign_in_provider, f.second_factor, u.user_id, u.tenant_id, u.email,
+                u.email_verified, u.phone_number, u.display_name, r.ordinal
+            """
+    }
 }

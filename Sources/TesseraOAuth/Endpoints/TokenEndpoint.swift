@@ -36,28 +36,11 @@ public struct TokenEndpoint: Sendable {
         }
     }
 
-    /// A grant's one statement, in one round trip and one transaction, and the client `credentials` name,
-    /// authenticated and allowed `grant`. A client the server has cached is authenticated against its cached row
-    /// first, and the statement `trusting` makes for it runs alone: it need not read the client again (a change of a
-    /// client reaches every server's cache within ``OAuthEnvironment``'s bound). Otherwise, or when `trusting` makes
-    /// none, the client's row is read in the same pipeline as `checking`, a statement that checks the client again
-    /// itself, so that a client that fails spends nothing, and the client is authenticated after.
-    func grantStatement(
-        _ grant: OAuthGrantType, credentials: ClientCredentials, trusting: (OAuthClient) -> PostgresQuery?,
-        checking: () throws -> PostgresQuery
-    ) async throws -> (client: OAuthClient, result: PostgresResult) {
-        if let cached = environment.cachedClient(credentials.clientID) {
-            let client = try credentials.authenticate(cached)
-            try require(grant, by: client)
-            if let query = trusting(client) {
-                return (client, try await environment.database.withPool { pool in try await pool.pipeline([query])[0] })
-            }
-        }
-        return try await authenticatingRead(grant, credentials: credentials, then: try checking())
-    }
-
     /// Reads the client `credentials` name in one pipeline before `query` (a statement that checks the client again
-    /// itself, so that a client that fails spends nothing), then authenticates it and requires `grant` of it.
+    /// itself, so that a client that fails spends nothing), then authenticates it and requires `grant` of it: a
+    /// grant's one round trip and one transaction for a client the server has not cached. (A cached client is
+    /// authenticated against its cached row, and its grant's statement need not read it again: a change of a client
+    /// reaches every server's cache within ``OAuthEnvironment``'s bound.)
     func authenticatingRead(
         _ grant: OAuthGrantType, credentials: ClientCredentials, then query: PostgresQuery
     ) async throws -> (client: OAuthClient, result: PostgresResult) {

@@ -7,9 +7,10 @@ import Testing
 
 @testable import TesseraOAuth
 
-/// Code grants that arrive while one is being written share the next statement (``GrantBatches``, fed events here;
-/// ``CodeGrantWriter`` over the test database), and each is answered as if it had been written alone.
-@Suite struct CodeGrantWriterTests {
+/// Code and refresh grants that arrive while one of their kind is being written share the next statement
+/// (``GrantBatches``, fed events here; ``GrantWriter`` over the test database), and each is answered as if it had
+/// been written alone.
+@Suite struct GrantWriterTests {
     /// Grants numbered by arrival; a grant's key is its number divided by ten (11 and 12 share one).
     static func batches(maxInFlight: Int = 1, maxBatch: Int = 4) -> GrantBatches<Int> {
         GrantBatches(maxInFlight: maxInFlight, maxBatch: maxBatch) { [UInt8($0 / 10)] }
@@ -55,10 +56,9 @@ import Testing
         #expect(batches.inFlight == 2)
     }
 
-    /// Statements the writer of the test database's loop has sent.
-    static func statementsSent(_ oauth: OAuthHarness) async throws -> Int {
-        let writers = oauth.environment.codeGrants
-        return try await oauth.core.database.withPool { pool in writers.writer(for: pool).statementsSent }
+    /// Statements the writer of `writers` on the test database's loop has sent.
+    static func statementsSent(_ writers: GrantWriters, _ oauth: OAuthHarness) async throws -> Int {
+        try await oauth.core.database.withPool { pool in writers.writer(for: pool).statementsSent }
     }
 
     /// `count` codes of `client`, each for a new user.
@@ -72,8 +72,15 @@ import Testing
     static func redeemTogether(
         _ codes: [String], _ oauth: OAuthHarness, _ client: OAuthHarness.Client
     ) async -> [(code: String, answer: Answer)] {
+        await together(codes) { await oauth.redeem($0, client: client) }
+    }
+
+    /// `request` made with each of `secrets` at once, with its answer.
+    static func together(
+        _ secrets: [String], _ request: @escaping @Sendable (String) async -> Answer
+    ) async -> [(String, Answer)] {
         await withTaskGroup(of: (String, Answer).self) { group in
-            for code in codes { group.addTask { (code, await oauth.redeem(code, client: client)) } }
+            for secret in secrets { group.addTask { (secret, await request(secret)) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
     }
@@ -84,9 +91,10 @@ import Testing
             let codes = try await Self.codes(12, oauth, client)
             // The same code three times more: one redemption wins, whichever statement carries it.
             let replayed = try await Self.codes(1, oauth, client)[0]
-            let before = try await Self.statementsSent(oauth)
+            let writers = oauth.environment.codeGrants
+            let before = try await Self.statementsSent(writers, oauth)
             let answers = await Self.redeemTogether(codes + Array(repeating: replayed, count: 4), oauth, client)
-            let sent = try await Self.statementsSent(oauth) - before
+            let sent = try await Self.statementsSent(writers, oauth) - before
             #expect(sent < 16, "16 grants in \(sent) statements")
             let fresh = answers.filter { $0.0 != replayed }.map(\.1)
             #expect(fresh.allSatisfy { $0.status == 200 })
@@ -118,6 +126,35 @@ import Testing
             #expect(failed.status == 500 && failed.error == "server_error")
             let digest = try SecretDigest.of(failing)
             #expect(try await oauth.core.sql("SELECT 1 FROM oauth_spent_codes WHERE code_hash = $1", [digest]) == 0)
+        }
+    }
+
+    @Test func refreshGrantsMadeTogetherShareStatementsAndEachRotatesItsOwnFamily() async throws {
+        try await OAuthHarness.run(clientsCached: true) { oauth in
+            let client = try await oauth.client()
+            var tokens: [String] = []
+            for code in try await Self.codes(12, oauth, client) {
+                tokens.append(try #require(await oauth.redeem(code, client: client)["refresh_token"]))
+            }
+            // One family's token three times: one refresh wins, the others are reuse and revoke the family.
+            let raced = tokens[0]
+            let writers = oauth.environment.refreshGrants
+            let before = try await Self.statementsSent(writers, oauth)
+            let answers = await Self.together(tokens + [raced, raced]) { await oauth.refresh($0, client: client) }
+            let sent = try await Self.statementsSent(writers, oauth) - before
+            #expect(sent < 14, "14 grants in \(sent) statements")
+            let others = answers.filter { $0.0 != raced }.map(\.1)
+            #expect(others.allSatisfy { $0.status == 200 })
+            let rotated = others.compactMap { $0["refresh_token"] }
+            #expect(Set(rotated).count == 11 && Set(rotated).isDisjoint(with: tokens))
+            let ofRaced = answers.filter { $0.0 == raced }.map(\.1)
+            #expect(ofRaced.filter { $0.status == 200 }.count == 1)
+            #expect(ofRaced.filter { $0.error == "invalid_grant" }.count == 2)
+            let winner = try #require(ofRaced.first { $0.status == 200 }?["refresh_token"])
+            #expect(await oauth.refresh(winner, client: client).error == "invalid_grant")
+            // Every other family rotated once: its new token refreshes, its old one is reuse.
+            #expect(await oauth.refresh(rotated[0], client: client).status == 200)
+            #expect(await oauth.refresh(tokens[1], client: client).error == "invalid_grant")
         }
     }
 }
