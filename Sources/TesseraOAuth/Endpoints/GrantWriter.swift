@@ -125,6 +125,6 @@ final class GrantWriters: Sendable {
         }
     }
 
-    /// The writer of `pool`'s loop.
+    /// The writer of `pool`'s loop (tests read its ``GrantWriter/statementsSent``).
     func writer(for pool: PostgresPool) -> GrantWriter { writers[pool.loop.index] }
 }

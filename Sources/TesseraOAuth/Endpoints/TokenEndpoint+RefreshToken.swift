@@ -9,8 +9,9 @@ extension TokenEndpoint {
     /// and its user. A client the server has cached is authenticated against its cached row first and the statement
     /// is one `UPDATE` (``cachedClientRefreshGrants``), which this loop's ``GrantWriter`` may share with other refresh
     /// grants that arrive meanwhile (one transaction for them all; each commits before its answer); otherwise the
-    /// client's row is read in the same pipeline and the statement checks it (``refreshStatement``). Only families of the authenticated client are refreshed;
-    /// `scope` may narrow the new access token's scope, never widen it (`invalid_scope`); the family keeps its scope.
+    /// client's row is read in the same pipeline and the statement checks it (``refreshStatement``). Only families
+    /// of the authenticated client are refreshed; `scope` may narrow the new access token's scope, never widen it
+    /// (`invalid_scope`); the family keeps its scope.
     /// A token of before ``GrantRefreshToken`` (a row of `refresh_tokens`) takes a round trip more to find its family,
     /// and is spent in its row, by ``refreshStatement``, as the family moves to the new form.
     ///
