@@ -47,6 +47,15 @@ import Testing
         #expect(batches.answered() == [13])
     }
 
+    /// Two servers' statements that share keys lock their rows in one order: neither waits for a row the other
+    /// locked after one it waits for.
+    @Test func aStatementsGrantsGoInTheOrderOfTheirKeys() {
+        var batches = Self.batches()
+        #expect(batches.arrived(71) == [71])
+        for grant in [51, 21, 61, 31] { #expect(batches.arrived(grant) == nil) }
+        #expect(batches.answered() == [21, 31, 51, 61])
+    }
+
     @Test func moreStatementsMayBeOutWhenAllowed() {
         var batches = Self.batches(maxInFlight: 2)
         #expect(batches.arrived(1) == [1])

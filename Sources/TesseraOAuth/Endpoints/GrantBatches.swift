@@ -1,8 +1,10 @@
 /// Which grants go into which statement, as a value fed with events (group commit in the server: grants that
 /// arrive while statements are out share the next one). A grant is sent at once while fewer than `maxInFlight`
-/// statements are out; otherwise it waits, and the next statement takes every grant waiting, in arrival order, up
+/// statements are out; otherwise it waits, and the next statement takes the grants waiting, in arrival order, up
 /// to `maxBatch`, and never two of one key (a code twice in one statement would join the one row its first
-/// insert made; the second waits for the next statement, where it finds the code spent).
+/// insert made; the second waits for the next statement, where it finds the code spent). A statement's grants go
+/// in the order of their keys, so that two statements (of two loops or two servers) that write rows of the same
+/// keys lock them in one order and cannot deadlock on them.
 struct GrantBatches<Grant> {
     /// The most statements out at once.
     let maxInFlight: Int
@@ -51,6 +53,7 @@ struct GrantBatches<Grant> {
         }
         waiting = left
         inFlight += 1
+        batch.sort { key($0).lexicographicallyPrecedes(key($1)) }
         return batch
     }
 }
