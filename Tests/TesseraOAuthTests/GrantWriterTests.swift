@@ -65,6 +65,23 @@ import Testing
         #expect(batches.inFlight == 2)
     }
 
+    /// Every size of each statement, 1 to 16 grants, is one that PostgreSQL prepares, with a parameter for each of its
+    /// grants' ordinals and parameters (the load reaches the larger sizes only when busy).
+    @Test(arguments: ["code", "refresh"]) func everySizeOfAGrantStatementPrepares(kind: String) async throws {
+        try await OAuthHarness.run { oauth in
+            let statement =
+                kind == "code" ? TokenEndpoint.cachedClientCodeGrants : TokenEndpoint.cachedClientRefreshGrants
+            #expect(statement.maxBatch == 16)
+            for grants in 1...statement.maxBatch {
+                _ = try await oauth.core.sql("PREPARE grant_statement AS \(statement.text(grants: grants))")
+                let parameters = try await oauth.core.sql(
+                    "SELECT 1 FROM pg_prepared_statements, unnest(parameter_types) WHERE name = 'grant_statement'")
+                #expect(parameters == grants * (statement.parametersPerGrant + 1), "\(grants) grants")
+                _ = try await oauth.core.sql("DEALLOCATE grant_statement")
+            }
+        }
+    }
+
     /// Statements the writer of `writers` on the test database's loop has sent.
     static func statementsSent(_ writers: GrantWriters, _ oauth: OAuthHarness) async throws -> Int {
         try await oauth.core.database.withPool { pool in writers.writer(for: pool).statementsSent }

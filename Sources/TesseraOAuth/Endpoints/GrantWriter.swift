@@ -1,9 +1,10 @@
 import TesseraLoop
 import TesseraPostgres
 
-/// A statement that writes several grants of one kind at once: its text for `n` grants takes, for each grant in
-/// turn, an ordinal (0 for the first) and then ``parametersPerGrant`` parameters; each grant it wrote has one row,
-/// which carries the grant's ordinal in column ``ordinalColumn``, and a grant that wrote nothing has none.
+/// A statement that writes several grants of one kind at once, over a `VALUES` row of each grant's parameters: its
+/// text for `n` grants takes, for each grant in turn, an ordinal (0 for the first) and then
+/// ``parametersPerGrant`` parameters; each grant it wrote has one row, which carries the grant's ordinal in column
+/// ``ordinalColumn``, and a grant that wrote nothing has none.
 struct BatchedGrantStatement: Sendable {
     /// The parameters of one grant after its ordinal.
     let parametersPerGrant: Int
@@ -11,11 +12,19 @@ struct BatchedGrantStatement: Sendable {
     let ordinalColumn: Int
     private let texts: [String]
 
-    /// The statement whose text for `n` grants (1 to `maxBatch`) is `text(n)`.
-    init(parametersPerGrant: Int, ordinalColumn: Int, maxBatch: Int, text: (Int) -> String) {
-        self.parametersPerGrant = parametersPerGrant
+    /// The statement whose grants' parameters have the SQL types `parameterTypes` (after the ordinal, an `integer`),
+    /// and whose text is `text` of the `VALUES` rows of 1 to `maxBatch` grants (`($1::integer, $2::…), (…)`).
+    init(parameterTypes: [String], ordinalColumn: Int, maxBatch: Int, text: (String) -> String) {
+        parametersPerGrant = parameterTypes.count
         self.ordinalColumn = ordinalColumn
-        texts = (1...maxBatch).map(text)
+        let types = ["integer"] + parameterTypes
+        texts = (1...maxBatch).map { grants in
+            let rows = (0..<grants).map { grant in
+                let row = types.enumerated().map { column, type in "$\(grant * types.count + column + 1)::\(type)" }
+                return "(\(row.joined(separator: ", ")))"
+            }
+            return text(rows.joined(separator: ", "))
+        }
     }
 
     /// The most grants one statement writes.

@@ -170,56 +170,50 @@ extension TokenEndpoint {
     /// 11:40 UTC"); measured with pgbench for one grant, the statement's form took about a tenth less of the
     /// database's CPU than ``redeemStatement`` (docs/benchmarks.md, "2026-11-28").
     static let cachedClientCodeGrants = BatchedGrantStatement(
-        parametersPerGrant: 16, ordinalColumn: 10, maxBatch: 16, text: cachedClientStatement(grants:))
-
-    private static func cachedClientStatement(grants: Int) -> String {
-        let width = 17  // the ordinal and the grant's sixteen
-        let rows = (0..<grants).map { grant in
-            let p = (1...width).map { "$\(grant * width + $0)" }
-            return """
-                (\(p[0])::integer, \(p[1])::bytea, \(p[2])::text, \(p[3])::timestamptz, \(p[4])::text, \(p[5])::bytea, \
-                \(p[6])::text, \(p[7])::boolean, \(p[8])::text, \(p[9])::text, \(p[10])::timestamptz, \(p[11])::text, \
-                \(p[12])::text, \(p[13])::text, \(p[14])::text, \(p[15])::timestamptz, \(p[16])::integer)
-                """
-        }
-        return """
-            WITH grant_request (ordinal, code_hash, client_id, now, family_id, refresh_token_hash, tenant_id, code_ok,
-                    user_id, scope, auth_time, provider, second_factor, second_factor_id, sign_in_family, expires_at,
-                    refresh_ttl) AS (
-                VALUES \(rows.joined(separator: ", "))
-            ), checked AS (
-                SELECT r.ordinal, u.user_id IS NOT NULL AS user_exists, u.tenant_id, u.email,
-                    coalesce(u.email_verified, false) AS email_verified, u.phone_number, u.display_name,
-                    coalesce(u.disabled, false) AS disabled,
-                    coalesce(sign_in.revoked_at IS NOT NULL, false) AS sign_in_revoked
-                FROM grant_request r
-                LEFT JOIN users u ON u.user_id = r.user_id
-                LEFT JOIN token_families sign_in ON sign_in.family_id = r.sign_in_family
-            ), spent AS (
-                INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
-                SELECT r.code_hash,
-                    CASE WHEN NOT (r.code_ok AND k.user_exists AND NOT k.disabled AND NOT k.sign_in_revoked
-                            AND k.tenant_id IS NOT DISTINCT FROM r.tenant_id) THEN NULL
-                        WHEN r.refresh_token_hash IS NOT NULL OR r.sign_in_family IS NULL THEN r.family_id
-                        ELSE r.sign_in_family END,
-                    r.expires_at
-                FROM grant_request r JOIN checked k USING (ordinal)
-                ON CONFLICT (code_hash) DO NOTHING
-                RETURNING code_hash, family_id
-            ), family AS (
-                INSERT INTO token_families (\(familyColumns))
-                SELECT s.family_id, r.user_id, r.auth_time, r.provider, r.second_factor, r.second_factor_id, r.now,
-                    r.client_id, r.scope, r.refresh_token_hash,
-                    CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now END,
-                    CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now + r.refresh_ttl * interval '1 second' END
-                FROM spent s JOIN grant_request r ON r.code_hash = s.code_hash
-                WHERE s.family_id = r.family_id
-            )
-            SELECT s.family_id, k.user_exists, k.tenant_id, k.email, k.email_verified, k.phone_number, k.display_name,
-                k.disabled, s.family_id IS NOT DISTINCT FROM r.family_id AND r.refresh_token_hash IS NOT NULL,
-                k.sign_in_revoked, r.ordinal
-            FROM grant_request r JOIN spent s ON s.code_hash = r.code_hash JOIN checked k USING (ordinal)
-            """
+        parameterTypes: [
+            "bytea", "text", "timestamptz", "text", "bytea", "text", "boolean", "text", "text", "timestamptz", "text",
+            "text", "text", "text", "timestamptz", "integer",
+        ],
+        ordinalColumn: 10, maxBatch: 16
+    ) { values in
+        """
+        WITH grant_request (ordinal, code_hash, client_id, now, family_id, refresh_token_hash, tenant_id, code_ok,
+                user_id, scope, auth_time, provider, second_factor, second_factor_id, sign_in_family, expires_at,
+                refresh_ttl) AS (
+            VALUES \(values)
+        ), checked AS (
+            SELECT r.ordinal, u.user_id IS NOT NULL AS user_exists, u.tenant_id, u.email,
+                coalesce(u.email_verified, false) AS email_verified, u.phone_number, u.display_name,
+                coalesce(u.disabled, false) AS disabled,
+                coalesce(sign_in.revoked_at IS NOT NULL, false) AS sign_in_revoked
+            FROM grant_request r
+            LEFT JOIN users u ON u.user_id = r.user_id
+            LEFT JOIN token_families sign_in ON sign_in.family_id = r.sign_in_family
+        ), spent AS (
+            INSERT INTO oauth_spent_codes (code_hash, family_id, expires_at)
+            SELECT r.code_hash,
+                CASE WHEN NOT (r.code_ok AND k.user_exists AND NOT k.disabled AND NOT k.sign_in_revoked
+                        AND k.tenant_id IS NOT DISTINCT FROM r.tenant_id) THEN NULL
+                    WHEN r.refresh_token_hash IS NOT NULL OR r.sign_in_family IS NULL THEN r.family_id
+                    ELSE r.sign_in_family END,
+                r.expires_at
+            FROM grant_request r JOIN checked k USING (ordinal)
+            ON CONFLICT (code_hash) DO NOTHING
+            RETURNING code_hash, family_id
+        ), family AS (
+            INSERT INTO token_families (\(familyColumns))
+            SELECT s.family_id, r.user_id, r.auth_time, r.provider, r.second_factor, r.second_factor_id, r.now,
+                r.client_id, r.scope, r.refresh_token_hash,
+                CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now END,
+                CASE WHEN r.refresh_token_hash IS NOT NULL THEN r.now + r.refresh_ttl * interval '1 second' END
+            FROM spent s JOIN grant_request r ON r.code_hash = s.code_hash
+            WHERE s.family_id = r.family_id
+        )
+        SELECT s.family_id, k.user_exists, k.tenant_id, k.email, k.email_verified, k.phone_number, k.display_name,
+            k.disabled, s.family_id IS NOT DISTINCT FROM r.family_id AND r.refresh_token_hash IS NOT NULL,
+            k.sign_in_revoked, r.ordinal
+        FROM grant_request r JOIN spent s ON s.code_hash = r.code_hash JOIN checked k USING (ordinal)
+        """
     }
 }
 

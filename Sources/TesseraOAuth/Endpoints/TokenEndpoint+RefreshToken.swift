@@ -167,29 +167,21 @@ extension TokenEndpoint {
     /// of the database's CPU than ``refreshStatement`` (docs/benchmarks.md, "2026-11-28"); several grants share a
     /// commit, the database's largest cost a grant.
     static let cachedClientRefreshGrants = BatchedGrantStatement(
-        parametersPerGrant: 7, ordinalColumn: 10, maxBatch: 16, text: cachedClientRefreshStatement(grants:))
-
-    private static func cachedClientRefreshStatement(grants: Int) -> String {
-        let width = 8  // the ordinal and the grant's seven
-        let rows = (0..<grants).map { grant in
-            let p = (1...width).map { "$\(grant * width + $0)" }
-            return """
-                (\(p[0])::integer, \(p[1])::bytea, \(p[2])::text, \(p[3])::timestamptz, \(p[4])::bytea, \(p[5])::text, \
-                \(p[6])::integer, \(p[7])::text)
-                """
-        }
-        return """
-            UPDATE token_families f SET refresh_token_hash = r.replacement_hash, refresh_issued_at = r.now,
-                refresh_expires_at = r.now + r.refresh_ttl * interval '1 second'
-            FROM (VALUES \(rows.joined(separator: ", ")))
-                    AS r (ordinal, token_hash, client_id, now, replacement_hash, scope, refresh_ttl, family_id),
-                users u
-            WHERE f.family_id = r.family_id AND f.client_id = r.client_id AND f.revoked_at IS NULL
-                AND f.refresh_token_hash = r.token_hash AND f.refresh_expires_at > r.now
-                AND u.user_id = f.user_id AND NOT u.disabled
-                AND (r.scope IS NULL OR string_to_array(r.scope, ' ') <@ string_to_array(f.scope, ' '))
-            RETURNING f.scope, f.auth_time, f.sign_in_provider, f.second_factor, u.user_id, u.tenant_id, u.email,
-                u.email_verified, u.phone_number, u.display_name, r.ordinal
-            """
+        parameterTypes: ["bytea", "text", "timestamptz", "bytea", "text", "integer", "text"], ordinalColumn: 10,
+        maxBatch: 16
+    ) { values in
+        """
+        UPDATE token_families f SET refresh_token_hash = r.replacement_hash, refresh_issued_at = r.now,
+            refresh_expires_at = r.now + r.refresh_ttl * interval '1 second'
+        FROM (VALUES \(values))
+                AS r (ordinal, token_hash, client_id, now, replacement_hash, scope, refresh_ttl, family_id),
+            users u
+        WHERE f.family_id = r.family_id AND f.client_id = r.client_id AND f.revoked_at IS NULL
+            AND f.refresh_token_hash = r.token_hash AND f.refresh_expires_at > r.now
+            AND u.user_id = f.user_id AND NOT u.disabled
+            AND (r.scope IS NULL OR string_to_array(r.scope, ' ') <@ string_to_array(f.scope, ' '))
+        RETURNING f.scope, f.auth_time, f.sign_in_provider, f.second_factor, u.user_id, u.tenant_id, u.email,
+            u.email_verified, u.phone_number, u.display_name, r.ordinal
+        """
     }
 }
