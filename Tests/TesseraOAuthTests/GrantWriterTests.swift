@@ -183,4 +183,31 @@ import Testing
             #expect(await oauth.refresh(tokens[1], client: client).error == "invalid_grant")
         }
     }
+
+    /// Two servers, each with its writers, refresh the same families at once, in opposite orders: each family rotates
+    /// once, on one server or the other, and its token presented again is reuse, which revokes the family.
+    @Test func twoServersRefreshingTheSameFamiliesAtOnceRotateEachOnce() async throws {
+        try await OAuthHarness.run(clientsCached: true) { oauth in
+            let other = OAuthHarness(core: oauth.core, clientsCached: true)
+            let client = try await oauth.client()
+            #expect(try await other.environment.client(client.id) != nil)
+            for _ in 0..<3 {
+                var issued: [String] = []
+                for code in try await Self.codes(4, oauth, client) {
+                    issued.append(try #require(await oauth.redeem(code, client: client)["refresh_token"]))
+                }
+                let tokens = issued
+                async let here = Self.together(tokens) { await oauth.refresh($0, client: client) }
+                async let there = Self.together(tokens.reversed()) { await other.refresh($0, client: client) }
+                let answers = await here + there
+                for token in tokens {
+                    let ofToken = answers.filter { $0.0 == token }.map(\.1)
+                    #expect(ofToken.filter { $0.status == 200 }.count == 1)
+                    #expect(ofToken.filter { $0.error == "invalid_grant" }.count == 1)
+                    let rotated = try #require(ofToken.first { $0.status == 200 }?["refresh_token"])
+                    #expect(await other.refresh(rotated, client: client).error == "invalid_grant")
+                }
+            }
+        }
+    }
 }
