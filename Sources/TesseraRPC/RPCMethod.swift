@@ -83,6 +83,10 @@ struct RPCMethod: Sendable {
         case let value?:
             object = value
         }
+        // A method of no params (`rpc.discover` among them) called with none needs no decoder.
+        if case .object(let members) = object, members.isEmpty, let none = RPCNoParams() as? Params {
+            return none
+        }
         // libpq takes text parameters as C strings, so a NUL would cut a value short on its way to the database.
         if let path = Self.pathOfTextWithNUL(in: object, at: "params") {
             throw RPCError.invalidArgument("\(path) must not contain NUL characters (\\u0000)")

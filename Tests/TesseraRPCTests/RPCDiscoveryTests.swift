@@ -49,8 +49,12 @@ import Testing
 @Test func discoverTakesNoParams() async throws {
     let reply = try await call(makeDispatcher(), request("rpc.discover", params: #"{"verbose":true}"#))
     #expect(reply == errorReply(id: 1, code: -32602, reason: "INVALID_ARGUMENT", detail: "unknown field 'verbose'"))
-    let empty = try await call(makeDispatcher(), request("rpc.discover", params: "[]"))
-    #expect(empty?["result"]?["openrpc"] == "1.2.6")
+    for none in ["[]", "{}"] {
+        let empty = try await call(makeDispatcher(), request("rpc.discover", params: none))
+        #expect(empty?["result"]?["openrpc"] == "1.2.6")
+    }
+    let absent = try await call(makeDispatcher(), request("rpc.discover"))
+    #expect(absent?["result"]?["openrpc"] == "1.2.6")
 }
 
 @Test func tablesListTheirMethods() {
