@@ -40,9 +40,10 @@ extension TokenEndpoint {
         let mismatch = Self.mismatch(
             sealed, clientID: clientID, redirectURI: redirectURI, challenge: challenge, now: now)
         let familyID = try SecureRandom.identifier()
+        let cached = environment.cachedClient(clientID)
         // The token is made before the statement says whether it is kept, unless the cached client may not refresh.
         let refresh =
-            environment.cachedClient(clientID)??.allows(.refreshToken) == false
+            cached??.allows(.refreshToken) == false
             ? nil : try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
         // Both statements take these, with $6 the cached client's tenant or the digest of the secret presented.
         func parameters(_ sixth: any PostgresEncodable) -> [any PostgresEncodable] {
@@ -52,20 +53,10 @@ extension TokenEndpoint {
                 sealed.expiresAt,
             ]
         }
-        let client: OAuthClient
-        let found: PostgresRow?
-        if let cached = environment.cachedClient(clientID) {
-            client = try credentials.authenticate(cached)
-            try require(.authorizationCode, by: client)
-            let grantParameters = parameters(client.tenantID) + [client.refreshTokenTTL]
-            found = try await environment.codeGrants.write(key: codeDigest, parameters: grantParameters)
-        } else {
-            let (read, result) = try await authenticatingRead(
-                .authorizationCode, credentials: credentials,
-                then: PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())))
-            client = read
-            found = result.rows.first
-        }
+        let (client, found) = try await grantRow(
+            .authorizationCode, credentials: credentials, cached: cached, writers: environment.codeGrants,
+            key: codeDigest, trusted: { client in parameters(client.tenantID) + [client.refreshTokenTTL] },
+            checking: { PostgresQuery(Self.redeemStatement, parameters(try credentials.secretDigest())) })
         guard let row = found else {
             try await revokeReplayed(codeDigest, now: now)
             throw OAuthError(.invalidGrant, "the authorization code is invalid, expired or already used")

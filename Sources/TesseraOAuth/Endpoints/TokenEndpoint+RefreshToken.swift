@@ -34,26 +34,20 @@ extension TokenEndpoint {
             throw OAuthError(.invalidGrant, "the refresh token is invalid, expired or revoked")
         }
         let replacement = try GrantRefreshToken.make(familyID: familyID, keys: environment.refreshTokenKeys)
-        let client: OAuthClient
-        let found: PostgresRow?
-        if parsed != nil, let cached = environment.cachedClient(clientID) {
-            client = try credentials.authenticate(cached)
-            try require(.refreshToken, by: client)
-            found = try await environment.refreshGrants.write(
-                key: Array(familyID.utf8),
-                parameters: [
-                    digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID,
-                ])
-        } else {
-            let parameters: [any PostgresEncodable] = [
-                digest, clientID, now, replacement.digest, requested?.text, try credentials.secretDigest(), familyID,
-                parsed == nil,
-            ]
-            let (read, result) = try await authenticatingRead(
-                .refreshToken, credentials: credentials, then: PostgresQuery(Self.refreshStatement, parameters))
-            client = read
-            found = result.rows.first
-        }
+        let (client, found) = try await grantRow(
+            .refreshToken, credentials: credentials, cached: parsed == nil ? nil : environment.cachedClient(clientID),
+            writers: environment.refreshGrants, key: Array(familyID.utf8),
+            trusted: { client in
+                [digest, clientID, now, replacement.digest, requested?.text, client.refreshTokenTTL, familyID]
+            },
+            checking: {
+                PostgresQuery(
+                    Self.refreshStatement,
+                    [
+                        digest, clientID, now, replacement.digest, requested?.text, try credentials.secretDigest(),
+                        familyID, parsed == nil,
+                    ])
+            })
         guard let row = found else {
             throw try await refreshFailure(
                 digest, parsed: parsed, clientID: clientID, requested: requested, now: now)

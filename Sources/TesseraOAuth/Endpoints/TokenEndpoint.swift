@@ -36,18 +36,27 @@ public struct TokenEndpoint: Sendable {
         }
     }
 
-    /// Reads the client `credentials` name in one pipeline before `query` (a statement that checks the client again
-    /// itself, so that a client that fails spends nothing), then authenticates it and requires `grant` of it: a
-    /// grant's one round trip and one transaction for a client the server has not cached. (A cached client is
-    /// authenticated against its cached row, and its grant's statement need not read it again: a change of a client
-    /// reaches every server's cache within ``OAuthEnvironment``'s bound.)
-    func authenticatingRead(
-        _ grant: OAuthGrantType, credentials: ClientCredentials, then query: PostgresQuery
-    ) async throws -> (client: OAuthClient, result: PostgresResult) {
-        let (found, result) = try await environment.readingClient(credentials.clientID, then: query)
+    /// A grant's one statement, in one round trip and one transaction, and the client `credentials` name,
+    /// authenticated and allowed `grant`; returns the client and the statement's row (nil: it wrote nothing). A client
+    /// the server has cached (`cached`, as ``OAuthEnvironment/cachedClient(_:)`` gave it; nil: not cached) is
+    /// authenticated against its cached row first, and the grant goes to `writers` under `key` with the parameters
+    /// `trusted` makes for the client, which the statement does not read again (a change of a client reaches every
+    /// server's cache within ``OAuthEnvironment``'s bound). Otherwise the client's row is read in one pipeline before
+    /// `checking`, a statement that checks the client again itself, so that a client that fails spends nothing, and
+    /// the client is authenticated after.
+    func grantRow(
+        _ grant: OAuthGrantType, credentials: ClientCredentials, cached: OAuthClient??, writers: GrantWriters,
+        key: [UInt8], trusted: (OAuthClient) -> [any PostgresEncodable], checking: () throws -> PostgresQuery
+    ) async throws -> (client: OAuthClient, row: PostgresRow?) {
+        if let cached {
+            let client = try credentials.authenticate(cached)
+            try require(grant, by: client)
+            return (client, try await writers.write(key: key, parameters: trusted(client)))
+        }
+        let (found, result) = try await environment.readingClient(credentials.clientID, then: try checking())
         let client = try credentials.authenticate(found)
         try require(grant, by: client)
-        return (client, result)
+        return (client, result.rows.first)
     }
 
     /// Returns when `client` may use `grant`; throws `unauthorized_client` otherwise.
