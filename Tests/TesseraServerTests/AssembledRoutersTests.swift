@@ -89,52 +89,70 @@ import Testing
 
     /// The login pages and the OAuth endpoints look clients up in one cache, so a server caches each client, and
     /// reads it again, once: a client the authorization endpoint has read is the token endpoint's too, which is
-    /// seen when its row changes behind the server's back (no notice comes; the staleness bound still holds).
+    /// seen when its row changes behind the server's back (no notice comes; the staleness bound still holds). Tests
+    /// that run meanwhile on the same database announce changes too, and a configuration notice drops every cached
+    /// client: a probe cache built like the server's, on the same feed, tells when that happened, and the attempt is
+    /// made again with a new client.
     @Test func theLoginPagesAndTheTokenEndpointShareOneCacheOfClients() async throws {
         try await Self.withServer { server, core in
             try await waitUntil { core.services.changes.isListening }
-            let admin = OAuthClientsAdmin(
-                database: core.database, configs: core.services.configs, clock: core.clock,
-                changes: core.services.changes)
-            let created = try await admin.create(
-                tenantID: nil,
-                [
-                    "clientName": "Shared", "type": "confidential", "redirectUris": ["https://app.example.com/cb"],
-                    "grantTypes": ["authorization_code", "client_credentials"], "scopes": ["openid", "read"],
-                ],
-                actor: AuditLog.Actor(
-                    principal: AdminPrincipal(keyID: "routers-test", scope: .project), method: "oauthClients.create",
-                    requestID: "req-create"))
-            let clientID = created.clientId
-            let secret = try #require(created.clientSecret)
-            try await Self.hearEveryNoticeSoFar(core)
-            let authorize = await Self.respond(
-                server.publicRouter,
-                HTTPRequest(
-                    method: .get,
-                    target: "/oauth2/authorize?response_type=code&client_id=\(clientID)"
-                        + "&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid&state=s"
-                        + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"))
-            #expect(authorize.status.code == 303, "to the login page: \(Self.text(authorize))")
-            #expect(authorize.headers["Location"]?.hasPrefix("/oauth2/login") == true)
-
-            // Gone from the database without a notice: only a cache that the authorization endpoint filled still
-            // knows the client.
-            try await core.database.withPool { pool in
-                _ = try await pool.query("DELETE FROM oauth_clients WHERE client_id = $1", [clientID])
+            let probe = OAuthClients.cache(core.services.changes, database: core.database)
+            for _ in 0..<5 {
+                let (clientID, token) = try await Self.tokenForAClientDeletedAfterItsAuthorization(server, core, probe)
+                guard probe.cached(clientID).value != nil else { continue }
+                #expect(token.status.code == 200, "\(Self.text(token))")
+                #expect(Self.text(token).contains("\"access_token\""))
+                return
             }
-            let headers: HTTPHeaders = [
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Authorization": "Basic " + Base64.encode(Array("\(clientID):\(secret)".utf8)),
-            ]
-            let token = await Self.respond(
-                server.publicRouter,
-                HTTPRequest(
-                    method: .post, target: "/oauth2/token", headers: headers,
-                    body: Array("grant_type=client_credentials&scope=read".utf8)))
-            #expect(token.status.code == 200, "\(Self.text(token))")
-            #expect(Self.text(token).contains("\"access_token\""))
+            Issue.record("other tests' notices dropped the cached clients in each of five attempts")
         }
+    }
+
+    /// Creates a client, has the authorization endpoint read it (and `probe` hold it), deletes its row without a
+    /// notice, and asks the token endpoint for a `client_credentials` token with it.
+    static func tokenForAClientDeletedAfterItsAuthorization(
+        _ server: TesseraServer, _ core: CoreHarness, _ probe: FleetCache<OAuthClient?>
+    ) async throws -> (clientID: String, token: HTTPResponse) {
+        let admin = OAuthClientsAdmin(
+            database: core.database, configs: core.services.configs, clock: core.clock,
+            changes: core.services.changes)
+        let created = try await admin.create(
+            tenantID: nil,
+            [
+                "clientName": "Shared", "type": "confidential", "redirectUris": ["https://app.example.com/cb"],
+                "grantTypes": ["authorization_code", "client_credentials"], "scopes": ["openid", "read"],
+            ],
+            actor: AuditLog.Actor(
+                principal: AdminPrincipal(keyID: "routers-test", scope: .project), method: "oauthClients.create",
+                requestID: "req-create"))
+        let clientID = created.clientId
+        let secret = try #require(created.clientSecret)
+        try await hearEveryNoticeSoFar(core)
+        probe.store(nil, for: clientID, loadedAt: .now, epoch: probe.epoch)
+        let authorize = await respond(
+            server.publicRouter,
+            HTTPRequest(
+                method: .get,
+                target: "/oauth2/authorize?response_type=code&client_id=\(clientID)"
+                    + "&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid&state=s"
+                    + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"))
+        #expect(authorize.status.code == 303, "to the login page: \(text(authorize))")
+        #expect(authorize.headers["Location"]?.hasPrefix("/oauth2/login") == true)
+        // Gone from the database without a notice: only a cache that the authorization endpoint filled still knows
+        // the client.
+        try await core.database.withPool { pool in
+            _ = try await pool.query("DELETE FROM oauth_clients WHERE client_id = $1", [clientID])
+        }
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Authorization": "Basic " + Base64.encode(Array("\(clientID):\(secret)".utf8)),
+        ]
+        let token = await respond(
+            server.publicRouter,
+            HTTPRequest(
+                method: .post, target: "/oauth2/token", headers: headers,
+                body: Array("grant_type=client_credentials&scope=read".utf8)))
+        return (clientID, token)
     }
 
     /// Returns once `core`'s change feed has heard every notice committed before the call (the client's creation
