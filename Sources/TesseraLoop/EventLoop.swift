@@ -19,6 +19,11 @@ import Glibc
 ///
 /// What a turn's callbacks produce for one system call, such as log lines, can wait for the turn to end:
 /// ``runBeforeNextPoll(_:)`` runs it from a prepare handle, the last step before the loop waits for its sockets.
+///
+/// What a connection writes while it reads (an answer made at once) waits for the other sockets' callbacks of the
+/// same turn: ``sendAfterSocketCallbacks(_:)`` sends it from a check handle, which runs right after them. A loop
+/// that answers several requests in one turn thus wakes each peer once rather than between two answers, which on
+/// a machine where the peers share the loop's processors costs a switch each time.
 public final class EventLoop: @unchecked Sendable {
     /// Work waiting to run on the loop thread.
     enum Work {
@@ -43,6 +48,12 @@ public final class EventLoop: @unchecked Sendable {
     private let idle: UnsafeMutablePointer<uv_idle_t>
     /// Started to run ``beforePoll`` when work is deferred to the end of the turn.
     private let prepare: UnsafeMutablePointer<uv_prepare_t>
+    /// Started to send what connections hold (``holdingWrites``) once this turn's socket callbacks have run.
+    private let check: UnsafeMutablePointer<uv_check_t>
+    /// Connections holding what they wrote during this turn's socket callbacks; only the loop thread touches it.
+    private var holdingWrites: [TCPConnection] = []
+    /// The connections being sent; only the loop thread touches it, so sending allocates nothing.
+    private var sendingHeldWrites: [TCPConnection] = []
     /// Work to run before the loop next polls its sockets; only the loop thread touches it.
     private var beforePoll: [() -> Void] = []
     /// The deferred work being run; only the loop thread touches it, so running it allocates nothing.
@@ -63,6 +74,7 @@ public final class EventLoop: @unchecked Sendable {
         wakeup = .allocate(capacity: 1)
         idle = .allocate(capacity: 1)
         prepare = .allocate(capacity: 1)
+        check = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         do {
             try LoopError.check(uv_loop_init(uvLoop), "uv_loop_init")
@@ -71,6 +83,7 @@ public final class EventLoop: @unchecked Sendable {
             wakeup.deallocate()
             idle.deallocate()
             prepare.deallocate()
+            check.deallocate()
             readBuffer.deallocate()
             throw error
         }
@@ -87,6 +100,9 @@ public final class EventLoop: @unchecked Sendable {
         prepare.initialize(to: uv_prepare_t())
         LoopError.require(uv_prepare_init(uvLoop, prepare), "uv_prepare_init")
         prepare.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        check.initialize(to: uv_check_t())
+        LoopError.require(uv_check_init(uvLoop, check), "uv_check_init")
+        check.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// How many times one drain runs what the jobs it ran queued on this loop, before the loop polls its sockets.
@@ -203,6 +219,29 @@ public final class EventLoop: @unchecked Sendable {
         runningBeforePoll.removeAll(keepingCapacity: true)
     }
 
+    /// Has `connection` send what it holds once the socket callbacks of this turn of the loop have run, before the
+    /// loop runs anything else (and, when the loop stops, before its thread ends). Call only on the loop's thread,
+    /// once until the connection is sent.
+    func sendAfterSocketCallbacks(_ connection: TCPConnection) {
+        if holdingWrites.isEmpty { uv_check_start(check, Self.afterSocketCallbacks) }
+        holdingWrites.append(connection)
+    }
+
+    /// The check handle's callback: sends what the connections of the loop it belongs to hold.
+    private static let afterSocketCallbacks: uv_check_cb = { handle in
+        guard let data = handle?.pointee.data else { return }
+        let loop = Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue()
+        uv_check_stop(handle)
+        loop.sendHeldWrites()
+    }
+
+    /// Sends what every connection holds, in the order they began to hold.
+    private func sendHeldWrites() {
+        swap(&holdingWrites, &sendingHeldWrites)
+        for connection in sendingHeldWrites { connection.sendHeldWrites() }
+        sendingHeldWrites.removeAll(keepingCapacity: true)
+    }
+
     /// Asks the loop thread to leave `uv_run`; later work is dropped. Safe from any thread.
     func requestStop() {
         pending.withLock { $0.stopping = true }
@@ -213,6 +252,8 @@ public final class EventLoop: @unchecked Sendable {
     func run() {
         pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
         uv_run(uvLoop, UV_RUN_DEFAULT)
+        uv_check_stop(check)
+        sendHeldWrites()
         uv_prepare_stop(prepare)
         runDeferredWork()
         pthread_setspecific(currentLoopKey, nil)

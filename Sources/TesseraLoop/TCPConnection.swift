@@ -18,7 +18,9 @@ public protocol TCPConnectionDelegate: AnyObject {
 ///
 /// The connection keeps itself alive while its socket is open, and holds its delegate strongly until it
 /// closes, so the owner needs no other reference. Writes go out in order: a write tries the socket at once
-/// (`uv_try_write`) when nothing is queued, and queues only what the kernel did not take.
+/// (`uv_try_write`) when nothing is queued, and queues only what the kernel did not take. What the delegate writes
+/// while it reads (an answer made at once) is held until the socket callbacks of that turn of the loop have run
+/// (``EventLoop/sendAfterSocketCallbacks(_:)``), then sent in one piece with what else it wrote meanwhile.
 public final class TCPConnection {
     /// The loop that owns this connection.
     public let loop: EventLoop
@@ -29,6 +31,14 @@ public final class TCPConnection {
 
     private let handle: UnsafeMutablePointer<uv_tcp_t>
     private var queuedWrites = 0
+    /// Whether the delegate is reading: what it writes meanwhile is held.
+    private var reading = false
+    /// Whether writes are held for the loop to send after this turn's socket callbacks.
+    private var holdingWrites = false
+    /// The bytes written while holding, in order.
+    private var heldBytes: [UInt8] = []
+    /// The completions of the held writes, in order.
+    private var heldCompletions: [(Bool) -> Void] = []
     private var state = State.open
     private var lingerTimer: LoopTimer?
     /// Runs while writes are queued; restarted whenever one completes.
@@ -95,7 +105,9 @@ public final class TCPConnection {
     private func didRead(count: Int, base: UnsafeMutablePointer<CChar>?) {
         if count > 0 {
             guard state == .open, let base else { return }
+            reading = true
             delegate?.connection(self, didRead: UnsafeRawBufferPointer(start: base, count: count))
+            reading = false
         } else if count < 0 {
             uv_read_stop(stream)
             if state == .lingering { return abort() }
@@ -109,6 +121,36 @@ public final class TCPConnection {
             completion?(false)
             return
         }
+        guard reading || holdingWrites else { return send(bytes, completion: completion) }
+        if heldBytes.isEmpty { heldBytes = bytes } else { heldBytes.append(contentsOf: bytes) }
+        if let completion { heldCompletions.append(completion) }
+        if !holdingWrites {
+            holdingWrites = true
+            loop.sendAfterSocketCallbacks(self)
+        }
+    }
+
+    /// Sends what was written while holding, in one piece; the loop calls it after the turn's socket callbacks.
+    func sendHeldWrites() {
+        holdingWrites = false
+        let bytes = heldBytes
+        heldBytes = []
+        let completions = heldCompletions
+        heldCompletions.removeAll()
+        guard state == .open || state == .closingAfterWrites else {
+            for completion in completions { completion(false) }
+            return
+        }
+        switch completions.count {
+        case 0: send(bytes, completion: nil)
+        case 1: send(bytes, completion: completions[0])
+        default: send(bytes) { sent in for completion in completions { completion(sent) } }
+        }
+        if state == .closingAfterWrites && queuedWrites == 0 { shutDownWriting() }
+    }
+
+    /// Sends `bytes` after the writes queued before them.
+    private func send(_ bytes: [UInt8], completion: ((Bool) -> Void)?) {
         var offset = 0
         if queuedWrites == 0 {
             let written = bytes.withUnsafeBufferPointer { buffer -> Int32 in
@@ -163,7 +205,7 @@ public final class TCPConnection {
     public func close() {
         guard state == .open else { return }
         state = .closingAfterWrites
-        if queuedWrites == 0 { shutDownWriting() }
+        if queuedWrites == 0 && !holdingWrites { shutDownWriting() }
     }
 
     private func shutDownWriting() {
