@@ -18,7 +18,8 @@ UNITS = {"cycle": "cycles/s", "refresh": "rotations/s", "client_credentials": "g
 CSV_FIELDS = ["scenario", "phase", "concurrency", "seconds", "operations", "operations_per_second",
               "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
               "authorize_p50_ms", "authorize_p99_ms", "token_p50_ms", "token_p99_ms",
-              "server_cpu_us_per_op", "db_cpu_us_per_op", "db_transactions_per_op", "generator_cpu_us_per_op"]
+              "server_cpu_us_per_op", "db_cpu_us_per_op", "db_transactions_per_op", "generator_cpu_us_per_op",
+              "server_preemptions_per_op", "server_sleeps_per_op"]
 
 
 def read_rows(path):
@@ -107,6 +108,13 @@ def table(rows, args):
             lines.append(f"cycle database CPU / the floor's at the same rate  "
                          f"{headline_cycle['db_cpu_us_per_op'] / floor_db:5.2f}  (what the schema adds, the rate "
                          "being equal: a database's CPU per transaction rises as its rate falls)")
+    switching = [row for row in rows if row["phase"] == "headline" and "server_preemptions_per_op" in row]
+    if switching:
+        lines.append(f"server task switches per operation at {args.headline} (its threads' /proc/PID/task/*/status: "
+                     "preempted, another thread took a loop's CPU; slept, a loop had nothing to do):")
+        for row in switching:
+            lines.append(f"  {row['scenario']:<20} preempted {row['server_preemptions_per_op']:5.2f}   "
+                         f"slept {row.get('server_sleeps_per_op', 0):5.2f}")
     lines.append(f"CPU steal during the run: {args.steal_percent:.1f} % of the machine's time (time a hypervisor "
                  "gave to other machines; above a few percent, every figure here is smaller than the hardware's)")
     errors = sum(r["errors"] for r in rows)

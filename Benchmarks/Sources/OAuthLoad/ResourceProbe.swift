@@ -5,19 +5,29 @@ import TesseraPostgres
 import Glibc
 #endif
 
-/// Reads what the server, its database and the generator spend: the server process's CPU time (`/proc/PID/stat`),
-/// the generator's own, a factor service's (`/proc/PID/stat`, when given), the CPU time of the database's client backends, and the database's committed and rolled-back
-/// transactions (`pg_stat_database`, which backends update about once a second, so short intervals are
-/// approximate).
+/// Reads what the server, its database and the generator spend: the server process's CPU time (`/proc/PID/stat`)
+/// and its threads' task switches (`/proc/PID/task/*/status`), the generator's CPU time, a factor service's
+/// (`/proc/PID/stat`, when given), the CPU time of the database's client backends, and the database's committed
+/// and rolled-back transactions (`pg_stat_database`, which backends update about once a second, so short intervals
+/// are approximate).
 /// A probe without a pid or a database URL reports only what it has.
 final class ResourceProbe: @unchecked Sendable {
     /// One reading.
     struct Sample: Sendable {
         var serverTicks: Int?
+        var serverSwitches: TaskSwitches?
         var generatorTicks: Int?
         var factorTicks: Int?
         var databaseTicks: Int?
         var transactions: Int?
+    }
+
+    /// How often a process's threads gave up the CPU, summed over its threads.
+    struct TaskSwitches: Sendable {
+        /// Switches away from a thread that waited (for a socket, a lock, a timer): it slept.
+        var voluntary = 0
+        /// Switches away from a thread that could have gone on: another thread took its CPU (it was preempted).
+        var involuntary = 0
     }
 
     private let serverPID: Int32?
@@ -50,7 +60,10 @@ final class ResourceProbe: @unchecked Sendable {
     private func read() async throws -> Sample {
         var sample = Sample()
         sample.generatorTicks = Self.cpuTicks(of: getpid())
-        if let serverPID { sample.serverTicks = Self.cpuTicks(of: serverPID) }
+        if let serverPID {
+            sample.serverTicks = Self.cpuTicks(of: serverPID)
+            sample.serverSwitches = Self.taskSwitches(of: serverPID)
+        }
         if let factorPID { sample.factorTicks = Self.cpuTicks(of: factorPID) }
         if let client {
             let pool = client.pool(on: loop)
@@ -70,13 +83,19 @@ final class ResourceProbe: @unchecked Sendable {
     }
 
     /// JSON members for what happened between `start` and `end` per operation: server, factor service and database
-    /// CPU in microseconds and database transactions (empty when nothing was probed).
+    /// CPU in microseconds, the server's threads' task switches and database transactions (empty when nothing was
+    /// probed).
     func members(from start: Sample, to end: Sample, operations: Int) -> [String] {
         guard operations > 0 else { return [] }
         var members: [String] = []
         let perOperation = { (value: Double) in (value / Double(operations) * 100).rounded() / 100 }
         if let before = start.serverTicks, let after = end.serverTicks {
             members.append("\"server_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
+        }
+        if let before = start.serverSwitches, let after = end.serverSwitches {
+            let preemptions = Double(after.involuntary - before.involuntary)
+            members.append("\"server_preemptions_per_op\":\(perOperation(preemptions))")
+            members.append("\"server_sleeps_per_op\":\(perOperation(Double(after.voluntary - before.voluntary)))")
         }
         if let before = start.generatorTicks, let after = end.generatorTicks {
             members.append("\"generator_cpu_us_per_op\":\(perOperation(Double(after - before) / ticksPerSecond * 1e6))")
@@ -108,6 +127,30 @@ final class ResourceProbe: @unchecked Sendable {
     /// Closes the database connection.
     func shutdown() async {
         await client?.shutdown()
+    }
+
+    /// The task switches of every thread of process `pid` so far, or nil when its thread list cannot be read (a
+    /// thread that ends meanwhile is left out).
+    private static func taskSwitches(of pid: Int32) -> TaskSwitches? {
+        guard let directory = opendir("/proc/\(pid)/task") else { return nil }
+        defer { closedir(directory) }
+        var switches = TaskSwitches()
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard Int(name) != nil, let status = fopen("/proc/\(pid)/task/\(name)/status", "r") else { continue }
+            defer { fclose(status) }
+            var buffer = [CChar](repeating: 0, count: 256)
+            while fgets(&buffer, Int32(buffer.count), status) != nil {
+                let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, let count = Int(String(parts[1].filter(\.isNumber))) else { continue }
+                if parts[0] == "voluntary_ctxt_switches" { switches.voluntary += count }
+                if parts[0] == "nonvoluntary_ctxt_switches" { switches.involuntary += count }
+            }
+        }
+        return switches
     }
 
     /// User plus system CPU time of process `pid` in clock ticks, or nil when it cannot be read.
