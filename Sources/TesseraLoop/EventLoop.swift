@@ -219,9 +219,9 @@ public final class EventLoop: @unchecked Sendable {
         runningBeforePoll.removeAll(keepingCapacity: true)
     }
 
-    /// Has `connection` send what it holds once the socket callbacks of this turn of the loop have run, before the
-    /// loop runs anything else (and, when the loop stops, before its thread ends). Call only on the loop's thread,
-    /// once until the connection is sent.
+    /// Has `connection` send what it holds from a check handle, which libuv runs right after the socket callbacks of
+    /// this turn of the loop (and, when the loop stops, before its thread ends). Call only on the loop's thread, once
+    /// until the connection is sent.
     func sendAfterSocketCallbacks(_ connection: TCPConnection) {
         if holdingWrites.isEmpty { uv_check_start(check, Self.afterSocketCallbacks) }
         holdingWrites.append(connection)
