@@ -21,7 +21,7 @@ DEV_DB := scripts/dev-db.sh
 
 export SWIFT SCRATCH SHARED BENCH_SECONDS TESSERA_BIN
 
-.PHONY: help deps db db-stop db-status keys build release run demo test test-swift test-examples e2e fleet-test lint format bench bench-steps bench-allocs soak fuzz clean distclean
+.PHONY: help deps db db-stop db-status keys build release run demo test test-swift test-examples e2e fleet-test lint format bench bench-steps bench-allocs bench-callgrind soak fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9.-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -96,6 +96,9 @@ bench-steps: deps ## the token path's CPU steps (signatures, sealed codes, form 
 
 bench-allocs: deps db keys ## the server's mallocs and swift_retain calls per HTTP request under load, by perf uprobes (root)
 	@scripts/bench-allocs.sh
+
+bench-callgrind: deps db keys ## the whole server's instructions per token-path operation, by callgrind, and where they go
+	@scripts/bench-callgrind.sh
 
 soak: deps db keys build ## three servers behind HAProxy under a steady native-app load for SOAK_MINUTES (15): tables, size and memory each minute, a verdict
 	@TESSERA_BIN="$(TESSERA_BIN)" scripts/soak.sh
