@@ -24,54 +24,79 @@ public enum HTTPResponseEncoder {
         var out: [UInt8] = []
         out.reserveCapacity(128 + status.reasonPhrase.utf8.count + headerBytes + bodyBytes)
 
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendASCII("HTTP/1.1 ", to: &out)
         appendDecimal(status.code, to: &out)
         out.append(UInt8(ascii: " "))
         out.append(contentsOf: status.reasonPhrase.utf8)
-        out.append(contentsOf: crlf)
+        appendCRLF(to: &out)
 
         var hasDate = false
         for field in response.headers {
-            guard isToken(field.name), isFieldValue(field.value) else {
-                throw .invalidHeaderField(name: field.name)
-            }
             if HTTPHeaders.namesEqual(field.name, "Content-Length")
                 || HTTPHeaders.namesEqual(field.name, "Transfer-Encoding")
                 || HTTPHeaders.namesEqual(field.name, "Connection")
             {
+                guard isToken(field.name), isFieldValue(field.value) else {
+                    throw .invalidHeaderField(name: field.name)
+                }
                 continue
+            }
+            guard appendField(name: field.name, value: field.value, to: &out) else {
+                throw .invalidHeaderField(name: field.name)
             }
             if HTTPHeaders.namesEqual(field.name, "Date") {
                 hasDate = true
             }
-            out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: crlf)
         }
         if !hasDate {
-            out.append(contentsOf: "Date: ".utf8)
+            appendASCII("Date: ", to: &out)
             out.append(contentsOf: date.utf8)
-            out.append(contentsOf: crlf)
+            appendCRLF(to: &out)
         }
         if bodyAllowed {
-            out.append(contentsOf: "Content-Length: ".utf8)
+            appendASCII("Content-Length: ", to: &out)
             appendDecimal(response.body.count, to: &out)
-            out.append(contentsOf: crlf)
+            appendCRLF(to: &out)
         }
         if context.closeConnection {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            appendASCII("Connection: close\r\n", to: &out)
         } else if context.isHTTP10 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            appendASCII("Connection: keep-alive\r\n", to: &out)
         }
-        out.append(contentsOf: crlf)
+        appendCRLF(to: &out)
         if bodyBytes > 0 {
             out.append(contentsOf: response.body)
         }
         return out
     }
 
-    static let crlf: [UInt8] = [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
+    /// Appends `name: value` and CRLF when `name` is a token and `value` a field value, checking and copying each
+    /// one's contiguous UTF-8 in one pass; appends nothing and returns false otherwise.
+    static func appendField(name: String, value: String, to out: inout [UInt8]) -> Bool {
+        var name = name
+        var value = value
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                guard !name.isEmpty, name.allSatisfy(isTokenByte), isFieldValue(value) else { return false }
+                out.append(contentsOf: name)
+                out.append(UInt8(ascii: ":"))
+                out.append(UInt8(ascii: " "))
+                out.append(contentsOf: value)
+                appendCRLF(to: &out)
+                return true
+            }
+        }
+    }
+
+    /// Appends the bytes of an ASCII literal.
+    static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    static func appendCRLF(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\r"))
+        out.append(UInt8(ascii: "\n"))
+    }
 
     /// Appends the decimal digits of a non-negative number.
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
@@ -103,8 +128,14 @@ public enum HTTPResponseEncoder {
 
     /// Whether `value` can follow a field name without ending the line: no CR, LF or NUL.
     static func isFieldValue(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8(isFieldValue)
+    }
+
+    /// Whether `value`'s bytes can follow a field name without ending the line: no CR, LF or NUL.
+    static func isFieldValue(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         // One comparison for nearly every byte: the three refused are all below 14.
-        !value.utf8.contains {
+        !value.contains {
             $0 <= UInt8(ascii: "\r") && ($0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0)
         }
     }

@@ -97,19 +97,46 @@ public struct JSONWriter: Sendable {
         bytes.append(ASCII.quote)
         var text = text
         text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
             var runStart = 0
-            for (position, byte) in utf8.enumerated() where JSONWriter.needsEscape(byte) {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-                appendEscape(for: byte)
-                runStart = position + 1
+            var position = 0
+            while position < utf8.count {
+                // Eight bytes a step while none needs an escape: most strings written are tokens and URLs.
+                while position + 8 <= utf8.count,
+                    !JSONWriter.anyNeedsEscape(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                {
+                    position += 8
+                }
+                guard position < utf8.count else { break }
+                let byte = base[position]
+                if JSONWriter.needsEscape(byte) {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
+                    appendEscape(for: byte)
+                    runStart = position + 1
+                }
+                position += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
         }
         bytes.append(ASCII.quote)
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash
+    }
+
+    /// Whether any of the eight bytes of `word` ``needsEscape(_:)``, without looking at them one by one: a byte
+    /// below 0x20 leaves its top bit set in `word - 0x20…20` where the byte's own top bit is clear, and a byte equal
+    /// to `"` or `\` is a zero byte of `word ^ 0x22…22` or `word ^ 0x5C…5C`, found the same way. A borrow can only
+    /// cross into a higher byte from a byte that matched, so the answer is exact.
+    static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
+            (word &- ones &* limit) & ~word & highBits != 0
+        }
+        return hasByteBelow(word, 0x20) || hasByteBelow(word ^ (ones &* UInt64(ASCII.quote)), 1)
+            || hasByteBelow(word ^ (ones &* UInt64(ASCII.backslash)), 1)
     }
 
     private mutating func appendEscape(for byte: UInt8) {

@@ -80,3 +80,48 @@ func writerRoundTripsCanonicalText(_ original: String) throws {
         #expect(again == value, "\(value)")
     }
 }
+
+/// Every byte value at every position of strings long enough to be scanned eight bytes at a time, and beside the
+/// bytes an escape looks like: the word-at-a-time scan escapes exactly what the byte-by-byte rule does.
+@Test func writerEscapesEveryByteWhereverItIs() {
+    func expected(_ utf8: [UInt8]) -> String {
+        var out = "\""
+        for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{8}": out += "\\b"
+            case "\u{C}": out += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+    for length in [1, 7, 8, 9, 17, 24] {
+        for position in 0..<length {
+            for byte in UInt8(0)...UInt8(0x7F) {
+                for neighbour in [UInt8(ascii: "a"), 0x1F, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F] {
+                    var utf8 = [UInt8](repeating: neighbour, count: length)
+                    utf8[position] = byte
+                    var writer = JSONWriter()
+                    writer.writeString(String(decoding: utf8, as: UTF8.self))
+                    let written = String(decoding: writer.bytes, as: UTF8.self)
+                    guard written == expected(utf8) else {
+                        Issue.record("byte \(byte) at \(position) of \(length) beside \(neighbour): \(written)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+    // Non-ASCII text is written as it is, whole words of it included.
+    var writer = JSONWriter()
+    writer.writeString("éééééééé\"😀😀😀😀")
+    #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"éééééééé\\\"😀😀😀😀\"")
+}

@@ -37,7 +37,7 @@ enum HTTPClientRequestEncoder {
         if !request.body.isEmpty || [.post, .put, .patch].contains(request.method) {
             out.append(contentsOf: "Content-Length: ".utf8)
             HTTPResponseEncoder.appendDecimal(request.body.count, to: &out)
-            out.append(contentsOf: HTTPResponseEncoder.crlf)
+            HTTPResponseEncoder.appendCRLF(to: &out)
         }
         out.append(contentsOf: "Connection: close\r\n\r\n".utf8)
         out.append(contentsOf: request.body)
@@ -48,6 +48,6 @@ enum HTTPClientRequestEncoder {
         out.append(contentsOf: name.utf8)
         out.append(contentsOf: ": ".utf8)
         out.append(contentsOf: value.utf8)
-        out.append(contentsOf: HTTPResponseEncoder.crlf)
+        HTTPResponseEncoder.appendCRLF(to: &out)
     }
 }
