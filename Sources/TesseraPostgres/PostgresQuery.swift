@@ -8,7 +8,7 @@ public struct PostgresQuery: Sendable {
     /// Creates a statement; `parameters` fill `$1`, `$2`, … in order.
     public init(_ sql: String, _ parameters: [any PostgresEncodable] = []) {
         self.sql = sql
-        binds = parameters.map(\.postgresBind)
+        binds = parameters.map { $0.postgresBind }
     }
 }
 
