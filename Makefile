@@ -90,6 +90,7 @@ bench: deps db keys ## release builds, then HTTP, database and OAuth throughput 
 	@scripts/bench-oauth.sh
 	@scripts/bench-mfa.sh
 	@scripts/bench-steps.sh
+	@scripts/bench-callgrind.sh
 
 bench-steps: deps ## the token path's CPU steps (signatures, sealed codes, form parsing) in instructions, by callgrind
 	@scripts/bench-steps.sh

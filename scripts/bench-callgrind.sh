@@ -3,23 +3,24 @@
 #
 # `make bench-steps` counts single steps of the token path in a program of their own; this counts everything
 # `tessera serve` runs for a request (HTTP, the loops, tasks, logging, the database client, crypto; the kernel
-# excepted): the server runs under `valgrind --tool=callgrind` on the dev cluster, an OAuthLoad scenario drives it for
-# BENCH_CALLGRIND_SECONDS at BENCH_CALLGRIND_USERS users, and the instructions counted meanwhile (callgrind_control
-# zeroes the counts before and dumps them after) are divided by the public requests the server answered
-# (`tessera_http_requests_total`). What the server runs with no request, counted over an idle window of the same
-# length first, is taken off. Instruction counts do not move with the machine's load, so a change of a few percent in
-# the server's CPU a request shows here when the load test's rates hide it. Under valgrind the server runs one thread
-# at a time and about fifty times slower, so grants rarely share a statement: the counts are those of a lightly
-# loaded server.
+# excepted). The server runs under `valgrind --tool=callgrind` on the benchmark cluster (scripts/lib.sh); for each
+# scenario, `OAuthLoad run` signs its users in and warms up, the counts are zeroed when it begins measuring and dumped
+# when it ends (callgrind_control), and bench-callgrind-report.py divides them by the requests the dump itself
+# records (the calls that start a request's handler). What the server runs with no request, counted over an idle
+# window as long first, is taken off. Instruction counts do not move with the machine's load, so a change of a few
+# percent in the server's CPU a request shows here when the load test's rates hide it. Under valgrind the server runs
+# one thread at a time and about fifty times slower, so grants rarely share a statement: the counts are those of a
+# lightly loaded server. valgrind also hides the SHA extensions, AVX-512 and ADX from the server, so OpenSSL's share
+# is larger here than on the machine (docs/benchmarks.md).
 #
 # valgrind 3.19 stops with its own SIGSEGV when a program suspends in sigsuspend(2) on a signal mask in read-only
 # memory, which libdispatch does on the main thread of every Swift program with an async main; a preloaded
 # `sigsuspend` (built here from a few lines of C) passes a copy of the mask instead. It is loaded into the measured
 # server only.
 #
-# It prints instructions per request and per operation and each scenario's heaviest functions (inclusive, per
+# It prints instructions per request and per operation and where they went (by library, by function, by module; per
 # operation), writes bench-results/callgrind.txt and keeps each scenario's callgrind file in bench-results/callgrind/
-# (read them with `callgrind_annotate --inclusive=yes`).
+# (read them with `callgrind_annotate`).
 #
 # Environment:
 #   BENCH_CALLGRIND_SCENARIOS  the OAuthLoad scenarios (default: cycle refresh client_credentials)
@@ -60,6 +61,8 @@ cleanup() {
     if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
         stop_process "$server_pid" 15 || true
     fi
+    # What callgrind writes when the server exits is not any window's.
+    rm -f "$dumps_dir"/callgrind.*
     "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -81,7 +84,7 @@ C
 "$cc" -O2 -shared -fPIC -o "$work/sigsuspend.so" "$work/sigsuspend.c" \
     || die "$cc could not build the sigsuspend shim"
 
-"$dev_db" start >/dev/null
+start_bench_cluster
 bin=$(tessera_release_binary "$swift" "$TESSERA_ROOT/.build")
 say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
 (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
