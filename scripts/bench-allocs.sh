@@ -59,18 +59,14 @@ probes+=("probe_libswiftCore:tessera_retain")
 
 "$dev_db" start >/dev/null
 bin=$(tessera_release_binary "$swift" "$TESSERA_ROOT/.build")
-say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
-(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
-load=$generator_scratch/release/OAuthLoad
-
-PGOPTIONS="-c client_min_messages=warning" "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $database" >/dev/null
-"$dev_db" psql postgres -qc "CREATE DATABASE $database" >/dev/null
+load=$(oauth_load_binary "$swift" "$generator_scratch")
+database_url=$(fresh_database "$database")
 admin_key_file=$work/admin-key
-(umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$admin_key_file")
+write_admin_key "$admin_key_file"
 port=$(free_port)
 admin_port=$(free_port)
 mkdir -p "$results_dir"
-"$bin" serve --database-url "$("$dev_db" url "$database")" --listen "127.0.0.1:$port" \
+"$bin" serve --database-url "$database_url" --listen "127.0.0.1:$port" \
     --admin-listen "127.0.0.1:$admin_port" --issuer "http://127.0.0.1:$port" --loops 2 \
     --master-key-file "$DEV_MASTER_KEY_FILE" --bootstrap-admin-key "$(<"$admin_key_file")" \
     --app-verification disabled-for-testing >"$results_dir/allocs-server.log" 2>&1 </dev/null &

@@ -73,19 +73,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bin=$(tessera_release_binary "$swift" "$scratch")
-say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
-(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
-load=$generator_scratch/release/OAuthLoad
-[[ -x $load ]] || die "the release build left no binary at $load"
+load=$(oauth_load_binary "$swift" "$generator_scratch")
 
-PGOPTIONS="-c client_min_messages=warning" \
-    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
-"$dev_db" psql postgres -qc "CREATE DATABASE $server_database" >/dev/null
-server_url=$("$dev_db" url "$server_database")
+server_url=$(fresh_database "$server_database")
 
 admin_key_file=$work/admin-key
 factor_secret_file=$work/factor-secret
-(umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$admin_key_file")
+write_admin_key "$admin_key_file"
 (umask 077 && python3 -c 'import os, base64
 print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())' >"$factor_secret_file")
 port=$(free_port)

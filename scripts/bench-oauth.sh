@@ -84,19 +84,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bin=$(tessera_release_binary "$swift" "$scratch")
-say "building Benchmarks/ OAuthLoad (release) in $generator_scratch"
-(cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$generator_scratch")
-load=$generator_scratch/release/OAuthLoad
-[[ -x $load ]] || die "the release build left no binary at $load"
+load=$(oauth_load_binary "$swift" "$generator_scratch")
 
 ceiling_url=$(prepare_token_cycle_database "$ceiling_database" "$shared")
-PGOPTIONS="-c client_min_messages=warning" \
-    "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $server_database WITH (FORCE)" >/dev/null
-"$dev_db" psql postgres -qc "CREATE DATABASE $server_database" >/dev/null
-server_url=$("$dev_db" url "$server_database")
+server_url=$(fresh_database "$server_database")
 
 admin_key_file=$work/admin-key
-(umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$admin_key_file")
+write_admin_key "$admin_key_file"
 port=$(free_port)
 admin_port=$(free_port)
 server_log=$results_dir/oauth-server.log

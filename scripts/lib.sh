@@ -165,6 +165,34 @@ tessera_release_binary() {
     printf '%s\n' "$scratch/release/tessera"
 }
 
+# oauth_load_binary SWIFT SCRATCH
+# Builds Benchmarks/ OAuthLoad (release) in SCRATCH and prints the path of its binary.
+oauth_load_binary() {
+    local swift=$1 scratch=$2
+    say "building Benchmarks/ OAuthLoad (release) in $scratch"
+    (cd "$TESSERA_ROOT/Benchmarks" && "$swift" build -c release --product OAuthLoad --scratch-path "$scratch" >&2)
+    [[ -x $scratch/release/OAuthLoad ]] || die "the release build left no binary at $scratch/release/OAuthLoad"
+    printf '%s\n' "$scratch/release/OAuthLoad"
+}
+
+# fresh_database NAME
+# (Re)creates the empty database NAME on the cluster scripts/dev-db.sh points at, ending the sessions of an old one,
+# and prints its URL.
+fresh_database() {
+    local name=$1 dev_db=$TESSERA_ROOT/scripts/dev-db.sh
+    PGOPTIONS="-c client_min_messages=warning" \
+        "$dev_db" psql postgres -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
+    "$dev_db" psql postgres -qc "CREATE DATABASE $name" >/dev/null
+    "$dev_db" url "$name"
+}
+
+# write_admin_key FILE
+# Writes a new random admin key (64 hex digits) to FILE, readable by its owner only: the key a benchmark's server
+# bootstraps with and its load generator sets up with.
+write_admin_key() {
+    (umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$1")
+}
+
 # prepare_token_cycle_database NAME SHARED [KIND]
 # (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from
 # SHARED/bench/pg_KIND_schema.sql and prints its URL. KIND is token (the default: the pgbench token-cycle ceiling,
