@@ -18,7 +18,8 @@
 # `sigsuspend` (built here from a few lines of C) passes a copy of the mask instead. It is loaded into the measured
 # server only.
 #
-# It prints instructions per request and per operation and where they went (by library, by function, by module; per
+# It prints instructions per request and per operation, for GET /healthz first (what any request costs) and then each
+# scenario, and where they went (by library, by function, by module; per
 # operation), writes bench-results/callgrind.txt and keeps each scenario's callgrind file in bench-results/callgrind/
 # (read them with `callgrind_annotate`).
 #
@@ -40,7 +41,7 @@ for setting in seconds users functions; do
         || die "BENCH_CALLGRIND_${setting^^} must be a whole number of at least 1, not '${!setting}'"
 done
 read_oauth_scenarios BENCH_CALLGRIND_SCENARIOS "$scenarios"
-for tool in valgrind callgrind_control callgrind_annotate; do
+for tool in valgrind callgrind_control callgrind_annotate wrk; do
     command -v "$tool" >/dev/null 2>&1 || die "no $tool (run 'make deps')"
 done
 require_dev_keys
@@ -130,6 +131,13 @@ dump idle
     printf 'with no request, %s instructions in %s s were taken off each count\n\n' \
         "$(awk '/^summary:/ { print $2 }' "$dumps_dir/idle.callgrind")" "$seconds"
     printf '%-20s %10s %10s %16s %18s\n' scenario requests operations 'instructions/req' 'instructions/op'
+    # For scale, first what any request costs: GET /healthz (HTTP, the loop, the handler's task; no database).
+    wrk -t1 -c2 -d2s "http://127.0.0.1:$port/healthz" >/dev/null || die "wrk could not reach the server"
+    zero
+    wrk -t1 -c2 -d"${seconds}s" "http://127.0.0.1:$port/healthz" >/dev/null || die "wrk could not reach the server"
+    dump healthz
+    SWIFT=$swift python3 "$TESSERA_ROOT/scripts/bench-callgrind-report.py" "GET /healthz" \
+        "$dumps_dir/healthz.callgrind" "$dumps_dir/idle.callgrind" 1 "$functions"
     for scenario in "${scenario_list[@]}"; do
         # The run signs its users in (scrypt, which is not the scenario's work) and warms up (caches, prepared
         # statements, connections) first: the count starts when it begins measuring. The report counts the requests
