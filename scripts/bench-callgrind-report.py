@@ -6,9 +6,9 @@ Usage: bench-callgrind-report.py SCENARIO DUMP IDLE_DUMP REQUESTS_PER_OPERATION 
 The requests are counted in DUMP itself: the calls of `HTTPServerConnection.startHandler`, which starts the handler of
 each request the server has read (a window in which no other request is made, so only the load's). The instructions
 of IDLE_DUMP (the server with no request, over a window as long) are taken off the totals. First one row: the
-scenario, its requests and operations, instructions per request and per operation. Then
-three lists, each in instructions per operation: the instructions each library ran itself; the LIMIT functions that
-ran the most instructions themselves; the instructions of Tessera's modules' own code. Inclusive costs are left out:
+scenario, its requests and operations, instructions per request and per operation. Then three lists, each in
+instructions per operation: the instructions each library ran itself; the LIMIT functions that ran the most
+instructions themselves; the instructions of Tessera's modules' own code. Inclusive costs are left out:
 callgrind follows calls, not the resumptions of async functions, so what it charges to a caller is not what the
 caller caused. Names are demangled with `$SWIFT demangle --simplified`.
 """
@@ -21,9 +21,10 @@ import sys
 ROW = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*?) \[(.*)\]$")
 
 
-def rows(dump, inclusive):
-    """(instructions, function, object file, source file) for every function of DUMP, from callgrind_annotate."""
-    out = subprocess.run(["callgrind_annotate", f"--inclusive={'yes' if inclusive else 'no'}", "--threshold=100", dump],
+def own_rows(dump):
+    """The total, and (instructions, function, object file, source file) for every function of DUMP: the instructions
+    each ran itself, from callgrind_annotate."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", dump],
                          capture_output=True, text=True, check=True).stdout
     total, found = None, []
     for line in out.splitlines():
@@ -80,9 +81,9 @@ def main():
         sys.exit(f"{dump} records no call of {START_HANDLER}: was it renamed or inlined?")
     per_request = (total_instructions(dump) - total_instructions(idle_dump)) / requests
     print(f"{scenario:20} {requests:10d} {requests / per_op:10.0f} {per_request:16.0f} {per_request * per_op:18.0f}")
-    print(f"  where, per operation (the idle window not taken off):")
+    print("  where, per operation (the idle window not taken off):")
     scale = per_op / requests
-    total, own = rows(dump, inclusive=False)
+    total, own = own_rows(dump)
     # A dump taken while the loops run charges a few frames that are still on the stack (clone, the loops' run)
     # with everything below them as their own cost: those are not any function's own work.
     own = [r for r in own if r[0] < 0.99 * total]
@@ -104,6 +105,7 @@ def main():
     print("  Tessera's modules, instructions run in their own code:")
     for module, count in modules.most_common(limit):
         print(f"  {count * scale:10.0f}  {module}")
+
 
 if __name__ == "__main__":
     main()

@@ -115,10 +115,10 @@ zero() {
 # dump NAME: dumps the server's counts since the last zero into the callgrind file $dumps_dir/NAME.callgrind.
 dump() {
     callgrind_control --dump="$1" "$server_pid" >/dev/null 2>&1 || die "callgrind_control could not dump the counts"
-    local dump
-    dump=$(grep -l "^desc: Trigger: .*$1\$" "$dumps_dir"/callgrind.* | head -1)
-    [[ -n $dump ]] || die "callgrind wrote no dump named $1"
-    mv "$dump" "$dumps_dir/$1.callgrind"
+    local file
+    file=$(grep -l "^desc: Trigger: .*$1\$" "$dumps_dir"/callgrind.* | head -1)
+    [[ -n $file ]] || die "callgrind wrote no dump named $1"
+    mv "$file" "$dumps_dir/$1.callgrind"
 }
 
 # The server's own background work (timers, the configuration feed) over a window of the same length.
