@@ -1,7 +1,7 @@
 internal import CHTTPParser
 
-/// The C callbacks of http_parser. Each reaches its ``HTTPRequestParser`` through `parser->data`, which holds an
-/// unretained reference: the Swift object owns the C parser, so it outlives every callback.
+/// The C callbacks of http_parser. Each reaches its parser's ``HTTPRequestParser/State`` through `parser->data`,
+/// which ``HTTPRequestParser/feed(_:into:)`` sets for the length of its call: callbacks only run inside it.
 extension HTTPRequestParser {
     /// Returned by a callback to stop the C parser; the failure itself is kept in ``callbackFailure``.
     static let stop: Int32 = 1
@@ -9,46 +9,46 @@ extension HTTPRequestParser {
     static func makeSettings() -> http_parser_settings {
         var settings = http_parser_settings()
         settings.on_message_begin = { parser in
-            guard let owner = HTTPRequestParser.owner(of: parser) else { return HTTPRequestParser.stop }
-            owner.beginMessage()
-            owner.pauseReason = .messageBegan
+            guard let state = HTTPRequestParser.state(of: parser) else { return HTTPRequestParser.stop }
+            state.pointee.beginMessage()
+            state.pointee.pauseReason = .messageBegan
             http_parser_pause(parser, 1)
             return 0
         }
         settings.on_url = { parser, data, length in
-            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
-            return owner.appendTarget(UnsafeRawBufferPointer(start: data, count: length))
+            guard let state = HTTPRequestParser.state(of: parser), let data else { return HTTPRequestParser.stop }
+            return state.pointee.appendTarget(UnsafeRawBufferPointer(start: data, count: length))
         }
         settings.on_header_field = { parser, data, length in
-            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
-            return owner.appendField(UnsafeRawBufferPointer(start: data, count: length))
+            guard let state = HTTPRequestParser.state(of: parser), let data else { return HTTPRequestParser.stop }
+            return state.pointee.appendField(UnsafeRawBufferPointer(start: data, count: length))
         }
         settings.on_header_value = { parser, data, length in
-            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
-            return owner.appendValue(UnsafeRawBufferPointer(start: data, count: length))
+            guard let state = HTTPRequestParser.state(of: parser), let data else { return HTTPRequestParser.stop }
+            return state.pointee.appendValue(UnsafeRawBufferPointer(start: data, count: length))
         }
         settings.on_headers_complete = { parser in
-            guard let owner = HTTPRequestParser.owner(of: parser), owner.commitField() else {
+            guard let state = HTTPRequestParser.state(of: parser), state.pointee.commitField() else {
                 return HTTPRequestParser.stop
             }
-            owner.pauseReason = .headersComplete
+            state.pointee.pauseReason = .headersComplete
             http_parser_pause(parser, 1)
             return 0
         }
         settings.on_chunk_header = { parser in
-            guard let owner = HTTPRequestParser.owner(of: parser), let parser else { return HTTPRequestParser.stop }
-            return owner.checkChunk(size: tessera_http_content_length(parser))
+            guard let state = HTTPRequestParser.state(of: parser), let parser else { return HTTPRequestParser.stop }
+            return state.pointee.checkChunk(size: tessera_http_content_length(parser))
         }
         settings.on_body = { parser, data, length in
-            guard let owner = HTTPRequestParser.owner(of: parser), let data else { return HTTPRequestParser.stop }
-            return owner.appendBody(UnsafeRawBufferPointer(start: data, count: length))
+            guard let state = HTTPRequestParser.state(of: parser), let data else { return HTTPRequestParser.stop }
+            return state.pointee.appendBody(UnsafeRawBufferPointer(start: data, count: length))
         }
         settings.on_message_complete = { parser in
-            guard let owner = HTTPRequestParser.owner(of: parser), owner.commitField() else {
+            guard let state = HTTPRequestParser.state(of: parser), state.pointee.commitField() else {
                 return HTTPRequestParser.stop
             }
-            owner.completeMessage()
-            if owner.stage == .finished {
+            state.pointee.completeMessage()
+            if state.pointee.stage == .finished {
                 // The connection closes after this request: parse nothing that follows it.
                 http_parser_pause(parser, 1)
             }
@@ -57,17 +57,18 @@ extension HTTPRequestParser {
         return settings
     }
 
-    static func owner(of parser: UnsafeMutablePointer<http_parser>?) -> HTTPRequestParser? {
-        guard let data = parser?.pointee.data else { return nil }
-        return Unmanaged<HTTPRequestParser>.fromOpaque(data).takeUnretainedValue()
+    static func state(of parser: UnsafeMutablePointer<http_parser>?) -> UnsafeMutablePointer<State>? {
+        parser?.pointee.data?.assumingMemoryBound(to: State.self)
     }
+}
 
-    func appendTarget(_ data: UnsafeRawBufferPointer) -> Int32 {
+extension HTTPRequestParser.State {
+    mutating func appendTarget(_ data: UnsafeRawBufferPointer) -> Int32 {
         targetBytes.append(contentsOf: data)
         return countHeaderData(data.count)
     }
 
-    func appendField(_ data: UnsafeRawBufferPointer) -> Int32 {
+    mutating func appendField(_ data: UnsafeRawBufferPointer) -> Int32 {
         if fields.fieldIsComplete, !commitField() {
             return HTTPRequestParser.stop
         }
@@ -75,13 +76,13 @@ extension HTTPRequestParser {
         return countHeaderData(data.count)
     }
 
-    func appendValue(_ data: UnsafeRawBufferPointer) -> Int32 {
+    mutating func appendValue(_ data: UnsafeRawBufferPointer) -> Int32 {
         fields.appendValue(data)
         return countHeaderData(data.count)
     }
 
     /// Counts header or trailer bytes and stops the parser once they certainly exceed the limit.
-    func countHeaderData(_ count: Int) -> Int32 {
+    mutating func countHeaderData(_ count: Int) -> Int32 {
         if stage == .header {
             headerDataBytes += count
             guard headerDataBytes <= maxHeaderBytes else {
@@ -99,7 +100,7 @@ extension HTTPRequestParser {
     }
 
     /// Refuses a chunk that would take the body past the limit, before any of it is read.
-    func checkChunk(size: UInt64) -> Int32 {
+    mutating func checkChunk(size: UInt64) -> Int32 {
         guard size <= UInt64(maxBodyBytes - body.count) else {
             callbackFailure = .bodyTooLarge
             return HTTPRequestParser.stop
@@ -107,7 +108,7 @@ extension HTTPRequestParser {
         return 0
     }
 
-    func appendBody(_ data: UnsafeRawBufferPointer) -> Int32 {
+    mutating func appendBody(_ data: UnsafeRawBufferPointer) -> Int32 {
         guard data.count <= maxBodyBytes - body.count else {
             callbackFailure = .bodyTooLarge
             return HTTPRequestParser.stop
