@@ -21,13 +21,9 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     let context: HTTPServerLoopContext
     let parser: HTTPRequestParser
     let timer: LoopTimer
-    var machine: HTTPConnectionStateMachine
-    /// Actions still to perform. Performing one can produce more (a write that completes at once, an
-    /// immediate handler); they queue here so the machine's order is kept.
-    var pendingActions: [HTTPConnectionStateMachine.Action] = []
-    var performing = false
-    /// Set once the socket is released: a handler that finishes later has nobody to answer.
-    var released = false
+    /// The machine and the actions it asked for, in one stored property: each event fed and each action taken is one
+    /// exclusivity check.
+    var driver: Driver
     var handlerTask: Task<Void, Never>?
     var currentRequest: RequestLog?
     /// What the timer was last armed for, reported when it fires.
@@ -47,11 +43,11 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         self.context = context
         parser = HTTPRequestParser(configuration: context.configuration)
         timer = LoopTimer(loop: tcp.loop)
-        machine = HTTPConnectionStateMachine(configuration: context.configuration)
+        driver = Driver(machine: HTTPConnectionStateMachine(configuration: context.configuration))
     }
 
     /// Whether the connection has nothing more to do for HTTP (it may still be flushing or lingering).
-    var isFinished: Bool { machine.isClosed }
+    var isFinished: Bool { driver.machine.isClosed }
 
     /// Starts reading and the idle timer.
     func start() {
@@ -74,7 +70,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     }
 
     func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
-        guard !machine.isClosed else { return }
+        guard !driver.machine.isClosed else { return }
         parser.feed(bytes, into: &parserEvents)
         defer { parserEvents.removeAll(keepingCapacity: true) }
         for event in parserEvents {
@@ -100,7 +96,7 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     }
 
     func connectionDidClose(_ connection: TCPConnection) {
-        released = true
+        driver.released = true
         handlerTask?.cancel()
         handlerTask = nil
         timer.close()
@@ -111,18 +107,10 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
     func perform(
         _ event: (inout HTTPConnectionStateMachine, inout [HTTPConnectionStateMachine.Action]) -> Void
     ) {
-        guard !released else { return }
-        event(&machine, &pendingActions)
-        guard !performing else { return }
-        performing = true
-        var index = 0
-        while index < pendingActions.count {
-            let action = pendingActions[index]
-            index += 1
+        guard driver.feed(event) else { return }
+        while let action = driver.nextAction() {
             perform(action)
         }
-        pendingActions.removeAll(keepingCapacity: true)
-        performing = false
     }
 
     func perform(_ action: HTTPConnectionStateMachine.Action) {
@@ -138,14 +126,14 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
         case .resumeReading:
             tcp.startReading()
         case .armTimer(let kind):
-            let delay =
+            let milliseconds =
                 switch kind {
-                case .header: context.configuration.headerTimeout
-                case .body: context.configuration.bodyTimeout
-                case .idle: context.configuration.idleTimeout
+                case .header: context.headerTimeoutMilliseconds
+                case .body: context.bodyTimeoutMilliseconds
+                case .idle: context.idleTimeoutMilliseconds
                 }
             armedTimer = kind
-            timer.start(after: delay, timerFired)
+            timer.start(afterMilliseconds: milliseconds, timerFired)
         case .cancelTimer:
             timer.stop()
         case .close:
@@ -208,5 +196,47 @@ final class HTTPServerConnection: TCPConnectionDelegate, @unchecked Sendable {
             context.logger.debug("error response", metadata: ["status": "\(status)"])
         }
         currentRequest = nil
+    }
+}
+
+extension HTTPServerConnection {
+    /// The connection's machine and the actions it asked for that are still to be performed. Performing one can feed
+    /// the machine again (a write that completes at once, an immediate handler): those actions queue behind the
+    /// others, so the machine's order is kept, and only the outermost `perform` takes them.
+    struct Driver {
+        var machine: HTTPConnectionStateMachine
+        /// Set once the socket is released: a handler that finishes later has nobody to answer.
+        var released = false
+        private var pending: [HTTPConnectionStateMachine.Action] = []
+        private var next = 0
+        private var performing = false
+
+        init(machine: HTTPConnectionStateMachine) {
+            self.machine = machine
+        }
+
+        /// Feeds `event` to the machine unless the socket is released; true when the caller is to take the actions
+        /// (no caller further up is taking them).
+        mutating func feed(
+            _ event: (inout HTTPConnectionStateMachine, inout [HTTPConnectionStateMachine.Action]) -> Void
+        ) -> Bool {
+            guard !released else { return false }
+            event(&machine, &pending)
+            guard !performing else { return false }
+            performing = true
+            return true
+        }
+
+        /// The next action to perform; nil, with the queue emptied for the next event, when none is left.
+        mutating func nextAction() -> HTTPConnectionStateMachine.Action? {
+            if next < pending.count {
+                next += 1
+                return pending[next - 1]
+            }
+            pending.removeAll(keepingCapacity: true)
+            next = 0
+            performing = false
+            return nil
+        }
     }
 }

@@ -13,6 +13,9 @@ final class HTTPServerLoopContext {
     let limits: ConnectionLimits
     /// Whether request lines are logged (debug level), decided once: the check is on the hot path.
     let logsRequests: Bool
+    /// The configuration's header, body and idle timeouts in the timer's milliseconds, converted once: a connection
+    /// arms its timer for each of them on every request.
+    let headerTimeoutMilliseconds, bodyTimeoutMilliseconds, idleTimeoutMilliseconds: UInt64
     let dateCache = HTTPDateCache()
     /// The server's listener, on the first loop's context only.
     var listener: TCPListener?
@@ -29,6 +32,9 @@ final class HTTPServerLoopContext {
         self.router = router
         self.logger = logger
         logsRequests = logger.logLevel <= .debug
+        headerTimeoutMilliseconds = configuration.headerTimeout.roundedUpMilliseconds
+        bodyTimeoutMilliseconds = configuration.bodyTimeout.roundedUpMilliseconds
+        idleTimeoutMilliseconds = configuration.idleTimeout.roundedUpMilliseconds
     }
 
     func accept(_ tcp: TCPConnection) {

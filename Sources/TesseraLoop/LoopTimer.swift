@@ -22,6 +22,12 @@ public final class LoopTimer {
 
     /// Calls `fire` on the loop after `delay`, unless stopped or re-armed first.
     public func start(after delay: Duration, _ fire: @escaping () -> Void) {
+        start(afterMilliseconds: delay.roundedUpMilliseconds, fire)
+    }
+
+    /// ``start(after:_:)`` with the delay in whole milliseconds, for a caller that arms a timer for every request
+    /// and converts its durations once (a `Duration`'s conversion takes a few hundred instructions).
+    public func start(afterMilliseconds milliseconds: UInt64, _ fire: @escaping () -> Void) {
         guard !closed else { return }
         self.fire = fire
         // libuv measures from the time cached at the start of the loop iteration; refresh it so that the
@@ -35,7 +41,7 @@ public final class LoopTimer {
                 let fire = timer.fire
                 timer.fire = nil
                 fire?()
-            }, delay.roundedUpMilliseconds, 0)
+            }, milliseconds, 0)
         LoopError.require(status, "uv_timer_start")
     }
 
