@@ -157,17 +157,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.makeIterator()
     }
 
-    /// ASCII case-insensitive comparison of two field names.
+    /// ASCII case-insensitive comparison of two field names. A look-up compares a name with every field of the
+    /// request (a token request makes about 27 comparisons), so the bytes are compared in place.
     static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let lhs = lhs.utf8
-        let rhs = rhs.utf8
-        guard lhs.count == rhs.count else { return false }
-        for (a, b) in zip(lhs, rhs) where a != b {
-            guard (a | 0x20) == (b | 0x20), (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
-                return false
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { lhs in
+            rhs.utf8.withContiguousStorageIfAvailable { rhs in
+                lhs.indices.allSatisfy { bytesEqualIgnoringCase(lhs[$0], rhs[$0]) }
             }
         }
-        return true
+        if let inPlace, let inPlace { return inPlace }
+        return zip(lhs.utf8, rhs.utf8).allSatisfy(bytesEqualIgnoringCase)
+    }
+
+    /// Whether two bytes are equal, or are one ASCII letter in two cases.
+    private static func bytesEqualIgnoringCase(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || ((a | 0x20) == (b | 0x20) && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
     }
 }
 
