@@ -10,4 +10,11 @@ public enum Base64 {
     public static func decode(_ text: some StringProtocol) throws(EncodedTextError) -> [UInt8] {
         try Base64Codec.standard.decode(text)
     }
+
+    /// ``decode(_:)`` of UTF-8 characters.
+    public static func decode(utf8 characters: ArraySlice<UInt8>) throws(EncodedTextError) -> [UInt8] {
+        try characters.withUnsafeBufferPointer { input throws(EncodedTextError) in
+            try Base64Codec.standard.decode(utf8: input)
+        }
+    }
 }

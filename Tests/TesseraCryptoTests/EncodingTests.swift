@@ -108,6 +108,14 @@ struct EncodingTests {
         #expect(throws: EncodedTextError.nonZeroTrailingBits) { try Base64.decode("/9") }
     }
 
+    /// Bytes in a slice that does not start at zero decode as the same text does, and fail with its offsets.
+    @Test func base64DecodesUTF8InASliceAsItsText() throws {
+        let bytes = Array("..+/8=".utf8)
+        #expect(try Base64.decode(utf8: bytes[2...]) == [0xFB, 0xFF])
+        #expect(throws: EncodedTextError.invalidCharacter(offset: 0)) { try Base64.decode(utf8: bytes[1...]) }
+        #expect(throws: EncodedTextError.invalidLength(1)) { try Base64.decode(utf8: Array("xxA".utf8)[2...]) }
+    }
+
     @Test(arguments: [
         ("M", EncodedTextError.invalidLength(1)),
         ("MZX", .invalidLength(3)),
