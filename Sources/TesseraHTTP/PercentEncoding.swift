@@ -14,43 +14,60 @@ public enum PercentEncoding {
     /// ``PercentEncodingError/invalidUTF8``.
     public static func decode(bytes utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
         try utf8.withUnsafeBufferPointer { input throws(PercentEncodingError) in
-            let needsWork = input.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
-            guard needsWork else { return try text(of: input) }
-            // The decoded bytes are never more than the input's: they go to scratch memory (on the stack when
-            // small), and only the string is made on the heap.
-            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) {
-                decoded throws(PercentEncodingError) in
-                var count = 0
-                var index = 0
-                while index < input.count {
-                    let byte = input[index]
-                    if byte == UInt8(ascii: "%") {
-                        guard index + 2 < input.count, let high = hexValue(input[index + 1]),
-                            let low = hexValue(input[index + 2])
-                        else { throw .invalidEscape(offset: index) }
-                        decoded[count] = high << 4 | low
-                        index += 3
-                    } else {
-                        decoded[count] = plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte
-                        index += 1
-                    }
-                    count += 1
+            try decode(input, plusAsSpace: plusAsSpace)
+        }
+    }
+
+    /// ``decode(bytes:plusAsSpace:)`` of bytes read in place. One pass looks for escapes, NULs and bytes above ASCII;
+    /// only text with escapes is copied before it becomes a string.
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
+        // Without `plusAsSpace` only escapes need work: the `+` looked for is then a second `%`.
+        let plus = plusAsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%")
+        var needsWork = false
+        var nul = false
+        var ascii = true
+        for byte in input {
+            if byte == UInt8(ascii: "%") || byte == plus { needsWork = true }
+            if byte == 0 { nul = true }
+            if byte >= 0x80 { ascii = false }
+        }
+        guard needsWork else { return try text(of: input, holdsNUL: nul, isASCII: ascii) }
+        // The decoded bytes are never more than the input's: they go to scratch memory (on the stack when small),
+        // and only the string is made on the heap.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) {
+            decoded throws(PercentEncodingError) in
+            var count = 0
+            var index = 0
+            nul = false
+            ascii = true
+            while index < input.count {
+                let byte = input[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < input.count, let high = hexValue(input[index + 1]),
+                        let low = hexValue(input[index + 2])
+                    else { throw .invalidEscape(offset: index) }
+                    decoded[count] = high << 4 | low
+                    index += 3
+                } else {
+                    decoded[count] = plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte
+                    index += 1
                 }
-                return try text(of: UnsafeBufferPointer(rebasing: decoded[..<count]))
+                if decoded[count] == 0 { nul = true }
+                if decoded[count] >= 0x80 { ascii = false }
+                count += 1
             }
+            return try text(of: UnsafeBufferPointer(rebasing: decoded[..<count]), holdsNUL: nul, isASCII: ascii)
         }
     }
 
     /// The decoded bytes as a string: throws when they hold a NUL or are not UTF-8.
-    private static func text(of bytes: UnsafeBufferPointer<UInt8>) throws(PercentEncodingError) -> String {
-        var ascii = true
-        for byte in bytes {
-            if byte == 0 { throw .nulCharacter }
-            if byte >= 0x80 { ascii = false }
-        }
+    private static func text(
+        of bytes: UnsafeBufferPointer<UInt8>, holdsNUL: Bool, isASCII: Bool
+    ) throws(PercentEncodingError) -> String {
+        if holdsNUL { throw .nulCharacter }
         // ASCII, what nearly every form and query holds, is UTF-8 as it is: the (generic, much slower)
         // validation is for the rest.
-        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        if isASCII { return String(decoding: bytes, as: UTF8.self) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         return text
     }

@@ -22,22 +22,31 @@ public struct URLEncodedForm: Sendable {
         // Room for the pairs at once, up to a bound: a body of a million `&` holds no pair, and must not reserve a
         // million.
         fields.reserveCapacity(min(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }, Self.reservedPairs))
-        var start = body.startIndex
-        while start < body.endIndex {
-            let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.endIndex
-            let pair = body[start..<end]
-            start = end + 1
-            guard !pair.isEmpty else { continue }
-            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                fields.append(
-                    (
-                        name: try PercentEncoding.decode(bytes: pair[..<equals], plusAsSpace: true),
-                        value: try PercentEncoding.decode(bytes: pair[(equals + 1)...], plusAsSpace: true)
-                    ))
-            } else {
-                fields.append((name: try PercentEncoding.decode(bytes: pair, plusAsSpace: true), value: ""))
+        try body.withUnsafeBufferPointer { body throws(PercentEncodingError) in
+            // One pass finds each pair's end and its first `=`; each part is then decoded from the body in place.
+            var start = 0
+            while start < body.count {
+                var end = start
+                var equals: Int?
+                while end < body.count, body[end] != UInt8(ascii: "&") {
+                    if equals == nil, body[end] == UInt8(ascii: "=") { equals = end }
+                    end += 1
+                }
+                defer { start = end + 1 }
+                guard end > start else { continue }
+                let name = try Self.decode(body, start..<(equals ?? end))
+                let value = try equals.map { equals throws(PercentEncodingError) in
+                    try Self.decode(body, (equals + 1)..<end)
+                }
+                fields.append((name: name, value: value ?? ""))
             }
         }
+    }
+
+    private static func decode(_ body: UnsafeBufferPointer<UInt8>, _ part: Range<Int>) throws(PercentEncodingError)
+        -> String
+    {
+        try PercentEncoding.decode(UnsafeBufferPointer(rebasing: body[part]), plusAsSpace: true)
     }
 
     /// The most pairs a parse makes room for before it sees them; more grow the list as they come.

@@ -77,6 +77,71 @@ import Testing
         #expect(throws: PercentEncodingError.invalidUTF8) { try URLEncodedForm(parsing: [0x61, 0x3D, 0xFF]) }
     }
 
+    /// Forms of up to a dozen bytes drawn from separators, escapes, `+`, NUL and UTF-8 fragments parse as a
+    /// reference parser of their definition says: the same pairs, or the same error (for the first part that fails,
+    /// a bad escape before a NUL before bytes that are not UTF-8).
+    @Test func parsesAsTheDefinitionSaysForManyForms() {
+        let alphabet: [[UInt8]] = [
+            [0x61], [0x62], [0x3D], [0x26], [0x25], [0x2B], [0x34], [0x31], [0x46], [0x66], [0x7A], [0x00], [0xC3],
+            [0xA9], [0xFF], [0x20], Array("%41".utf8), Array("%00".utf8), Array("%C3%A9".utf8), Array("%c3".utf8),
+        ]
+        var generator = SeededGenerator(seed: 0x7E55E7A)
+        var mismatches: [String] = []
+        for _ in 0..<20_000 {
+            let body = (0..<Int.random(in: 0...8, using: &generator)).flatMap { _ in
+                alphabet.randomElement(using: &generator)!
+            }
+            let parsed = Result { () throws(PercentEncodingError) in try URLEncodedForm(parsing: body).fields }
+            let expected = Result { () throws(PercentEncodingError) in try Self.referenceFields(body) }
+            switch (parsed, expected) {
+            case (.success(let got), .success(let want))
+            where got.map(\.name) == want.map(\.name) && got.map(\.value) == want.map(\.value):
+                continue
+            case (.failure(let got), .failure(let want)) where got == want:
+                continue
+            default:
+                mismatches.append("\(body): \(parsed) against \(expected)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    /// The form's definition, one step at a time: pairs split at `&`, empty ones skipped, each split at its first
+    /// `=`, each part decoded alone.
+    static func referenceFields(_ body: [UInt8]) throws(PercentEncodingError) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pair = Array(pair)
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                fields.append((try referenceDecode(Array(pair[..<equals])), try referenceDecode(Array(pair[(equals + 1)...]))))
+            } else {
+                fields.append((try referenceDecode(pair), ""))
+            }
+        }
+        return fields
+    }
+
+    static func referenceDecode(_ part: [UInt8]) throws(PercentEncodingError) -> String {
+        var decoded: [UInt8] = []
+        var index = 0
+        while index < part.count {
+            if part[index] == UInt8(ascii: "%") {
+                let digits = index + 2 < part.count ? String(decoding: part[(index + 1)...(index + 2)], as: UTF8.self) : ""
+                guard digits.count == 2, digits.allSatisfy(\.isHexDigit), let byte = UInt8(digits, radix: 16) else {
+                    throw .invalidEscape(offset: index)
+                }
+                decoded.append(byte)
+                index += 3
+            } else {
+                decoded.append(part[index] == UInt8(ascii: "+") ? UInt8(ascii: " ") : part[index])
+                index += 1
+            }
+        }
+        if decoded.contains(0) { throw .nulCharacter }
+        guard let text = String(validating: decoded, as: UTF8.self) else { throw .invalidUTF8 }
+        return text
+    }
+
     @Test func bodyAndQueryOfARequest() throws {
         let request = HTTPRequest(
             method: .post, target: "/oauth2/token?a=1&a=2", body: Array("grant_type=authorization_code&code=x%2By".utf8)
