@@ -42,10 +42,14 @@ struct GrantBatches<Grant> {
     private mutating func nextBatch() -> [Grant]? {
         guard inFlight < maxInFlight, !waiting.isEmpty else { return nil }
         var batch: [Grant] = []
-        var keys: Set<[UInt8]> = []
+        var keys: [[UInt8]] = []
         var left: [Grant] = []
         for grant in waiting {
-            if batch.count < maxBatch, keys.insert(key(grant)).inserted {
+            // At most `maxBatch` keys to look through, digests that mostly differ in their first byte: cheaper than
+            // hashing each key's every byte into a set (2 600 instructions a cycle under callgrind).
+            let grantKey = key(grant)
+            if batch.count < maxBatch, !keys.contains(grantKey) {
+                keys.append(grantKey)
                 batch.append(grant)
             } else {
                 left.append(grant)
