@@ -23,6 +23,9 @@ public struct URLEncodedForm: Sendable {
         // million.
         fields.reserveCapacity(min(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }, Self.reservedPairs))
         try body.withUnsafeBufferPointer { body throws(PercentEncodingError) in
+            func decoded(_ part: Range<Int>) throws(PercentEncodingError) -> String {
+                try PercentEncoding.decode(UnsafeBufferPointer(rebasing: body[part]), plusAsSpace: true)
+            }
             // One pass finds each pair's end and its first `=`; each part is then decoded from the body in place.
             var start = 0
             while start < body.count {
@@ -34,19 +37,11 @@ public struct URLEncodedForm: Sendable {
                 }
                 defer { start = end + 1 }
                 guard end > start else { continue }
-                let name = try Self.decode(body, start..<(equals ?? end))
-                let value = try equals.map { equals throws(PercentEncodingError) in
-                    try Self.decode(body, (equals + 1)..<end)
-                }
+                let name = try decoded(start..<(equals ?? end))
+                let value = try equals.map { equals throws(PercentEncodingError) in try decoded((equals + 1)..<end) }
                 fields.append((name: name, value: value ?? ""))
             }
         }
-    }
-
-    private static func decode(_ body: UnsafeBufferPointer<UInt8>, _ part: Range<Int>) throws(PercentEncodingError)
-        -> String
-    {
-        try PercentEncoding.decode(UnsafeBufferPointer(rebasing: body[part]), plusAsSpace: true)
     }
 
     /// The most pairs a parse makes room for before it sees them; more grow the list as they come.

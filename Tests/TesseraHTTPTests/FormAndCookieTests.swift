@@ -113,7 +113,8 @@ import Testing
         for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let pair = Array(pair)
             if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                fields.append((try referenceDecode(Array(pair[..<equals])), try referenceDecode(Array(pair[(equals + 1)...]))))
+                fields.append(
+                    (try referenceDecode(Array(pair[..<equals])), try referenceDecode(Array(pair[(equals + 1)...]))))
             } else {
                 fields.append((try referenceDecode(pair), ""))
             }
@@ -126,7 +127,8 @@ import Testing
         var index = 0
         while index < part.count {
             if part[index] == UInt8(ascii: "%") {
-                let digits = index + 2 < part.count ? String(decoding: part[(index + 1)...(index + 2)], as: UTF8.self) : ""
+                let digits =
+                    index + 2 < part.count ? String(decoding: part[(index + 1)...(index + 2)], as: UTF8.self) : ""
                 guard digits.count == 2, digits.allSatisfy(\.isHexDigit), let byte = UInt8(digits, radix: 16) else {
                     throw .invalidEscape(offset: index)
                 }
