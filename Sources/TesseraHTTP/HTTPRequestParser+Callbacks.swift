@@ -3,7 +3,7 @@ internal import CHTTPParser
 /// The C callbacks of http_parser. Each reaches its parser's ``HTTPRequestParser/State`` through `parser->data`,
 /// which ``HTTPRequestParser/feed(_:into:)`` sets for the length of its call: callbacks only run inside it.
 extension HTTPRequestParser {
-    /// Returned by a callback to stop the C parser; the failure itself is kept in ``callbackFailure``.
+    /// Returned by a callback to stop the C parser; the failure itself is kept in ``State/callbackFailure``.
     static let stop: Int32 = 1
 
     static func makeSettings() -> http_parser_settings {
