@@ -47,7 +47,7 @@ public struct SetCookie: Hashable, Sendable {
     /// The field value, such as `sid=abc; Path=/; Max-Age=3600; Secure; HttpOnly; SameSite=Lax`.
     public func headerValue() throws(SetCookieError) -> String {
         guard HTTPResponseEncoder.isToken(name) else { throw .invalidName(name) }
-        guard value.utf8.allSatisfy(SetCookie.isCookieOctet) else { throw .invalidValue(name: name) }
+        guard value.allUTF8Bytes(satisfy: SetCookie.isCookieOctet) else { throw .invalidValue(name: name) }
         var text = name + "=" + value
         if let path {
             guard SetCookie.isAttributeValue(path) else { throw .invalidAttribute(name: name) }

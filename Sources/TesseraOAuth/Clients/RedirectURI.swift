@@ -1,4 +1,5 @@
 public import TesseraCore
+import TesseraHTTP
 
 /// The redirect-URI rules of API §5 and §6 for native and web apps (RFC 8252 §7 and §8.3, RFC 6749 §3.1.2):
 /// which URIs a client may register, and which requested URI matches a registered one.
@@ -45,7 +46,7 @@ public enum RedirectURI {
     public static func matches(registered: String, requested: String) -> Bool {
         // Byte for byte: Swift's `==` would call canonically equivalent Unicode spellings (a precomposed and a
         // decomposed "é") equal, which RFC 6749 §3.1.2.3's simple string comparison does not.
-        if requested.utf8.elementsEqual(registered.utf8) { return true }
+        if requested.hasSameUTF8Bytes(as: registered) { return true }
         guard let (scheme, rest) = split(requested), scheme == "http",
             let authority = authority(of: rest), !authority.hasUserInfo, let host = authority.host,
             loopbackHosts.contains(host), let port = authority.port, let number = Int(port),
@@ -53,7 +54,7 @@ public enum RedirectURI {
             port.first != "0"
         else { return false }
         let withoutPort = "http://" + host + Substring(rest.utf8.dropFirst(2 + authority.text.utf8.count))
-        return withoutPort.utf8.elementsEqual(registered.utf8)
+        return withoutPort.hasSameUTF8Bytes(as: registered)
     }
 
     /// The longest URI accepted.

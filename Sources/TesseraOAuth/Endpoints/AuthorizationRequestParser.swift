@@ -99,7 +99,7 @@ public enum AuthorizationRequestParser {
     /// Whether `challenge` can be an S256 challenge: the base64url (no padding) of 32 bytes, 43 characters.
     static func isS256Challenge(_ challenge: String) -> Bool {
         challenge.utf8.count == 43
-            && challenge.utf8.allSatisfy { byte in
+            && challenge.allUTF8Bytes { byte in
                 switch byte {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):

@@ -16,7 +16,6 @@ public enum PKCE {
 
     /// Whether `text` has the syntax of a verifier, and so of an S256 challenge's input.
     public static func isWellFormed(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return (43...128).contains(utf8.count) && utf8.allSatisfy(PercentEncoding.isUnreserved)
+        (43...128).contains(text.utf8.count) && text.allUTF8Bytes(satisfy: PercentEncoding.isUnreserved)
     }
 }
