@@ -6,7 +6,8 @@ Usage: bench-callgrind-report.py SCENARIO DUMP IDLE_DUMP REQUESTS_PER_OPERATION 
 The requests are counted in DUMP itself: the calls of `HTTPServerConnection.startHandler`, which starts the handler of
 each request the server has read (a window in which no other request is made, so only the load's). The instructions
 of IDLE_DUMP (the server with no request, over a window as long) are taken off the totals. First one row: the
-scenario, its requests and operations, instructions per request and per operation. Then three lists, each in
+scenario, its requests and operations, instructions per request and per operation, and per operation without
+OpenSSL's (whose count of the same work moves by about 2 % between runs). Then three lists, each in
 instructions per operation: the instructions each library ran itself; the LIMIT functions that ran the most
 instructions themselves; the instructions of Tessera's modules' own code. Inclusive costs are left out:
 callgrind follows calls, not the resumptions of async functions, so what it charges to a caller is not what the
@@ -80,8 +81,6 @@ def main():
     if requests == 0:
         sys.exit(f"{dump} records no call of {START_HANDLER}: was it renamed or inlined?")
     per_request = (total_instructions(dump) - total_instructions(idle_dump)) / requests
-    print(f"{scenario:20} {requests:10d} {requests / per_op:10.0f} {per_request:16.0f} {per_request * per_op:18.0f}")
-    print("  where, per operation (the idle window not taken off):")
     scale = per_op / requests
     total, own = own_rows(dump)
     # A dump taken while the loops run charges a few frames that are still on the stack (clone, the loops' run)
@@ -90,6 +89,12 @@ def main():
     by_library = collections.Counter()
     for count, _, library, _ in own:
         by_library[library] += count
+    # OpenSSL's count of the same work moves by about 2 % from run to run, more than most changes to the rest: the
+    # last column is what to compare two builds by (the idle window runs no OpenSSL).
+    openssl = sum(count for library, count in by_library.items() if library.startswith("libcrypto"))
+    print(f"{scenario:20} {requests:10d} {requests / per_op:10.0f} {per_request:16.0f} {per_request * per_op:18.0f}"
+          f" {per_request * per_op - openssl * scale:18.0f}")
+    print("  where, per operation (the idle window not taken off):")
     print("  by library, instructions run in it (of %.0f an operation):" % (total * scale))
     for library, count in by_library.most_common(8):
         print(f"  {count * scale:10.0f}  {library}")

@@ -130,7 +130,8 @@ dump idle
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git -C "$TESSERA_ROOT" rev-parse --short HEAD)" "$bin" "$seconds" "$users"
     printf 'with no request, %s instructions in %s s were taken off each count\n\n' \
         "$(awk '/^summary:/ { print $2 }' "$dumps_dir/idle.callgrind")" "$seconds"
-    printf '%-20s %10s %10s %16s %18s\n' scenario requests operations 'instructions/req' 'instructions/op'
+    printf '%-20s %10s %10s %16s %18s %18s\n' scenario requests operations 'instructions/req' 'instructions/op' \
+        'without OpenSSL/op'
     # For scale, first what any request costs: GET /healthz (HTTP, the loop, the handler's task; no database).
     wrk -t1 -c2 -d2s "http://127.0.0.1:$port/healthz" >/dev/null || die "wrk could not reach the server"
     zero
