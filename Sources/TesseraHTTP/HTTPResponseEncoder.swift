@@ -110,8 +110,7 @@ public enum HTTPResponseEncoder {
 
     /// Whether `name` is a non-empty RFC 9110 token.
     static func isToken(_ name: String) -> Bool {
-        guard !name.isEmpty else { return false }
-        return name.utf8.allSatisfy(isTokenByte)
+        !name.isEmpty && name.allUTF8Bytes(satisfy: isTokenByte)
     }
 
     static func isTokenByte(_ byte: UInt8) -> Bool {

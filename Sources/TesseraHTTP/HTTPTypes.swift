@@ -161,13 +161,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// request (a token request makes about 27 comparisons), so the bytes are compared in place.
     static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { lhs in
-            rhs.utf8.withContiguousStorageIfAvailable { rhs in
-                lhs.indices.allSatisfy { bytesEqualIgnoringCase(lhs[$0], rhs[$0]) }
-            }
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { lhs in
+            rhs.withUTF8 { rhs in lhs.indices.allSatisfy { bytesEqualIgnoringCase(lhs[$0], rhs[$0]) } }
         }
-        if let inPlace, let inPlace { return inPlace }
-        return zip(lhs.utf8, rhs.utf8).allSatisfy(bytesEqualIgnoringCase)
     }
 
     /// Whether two bytes are equal, or are one ASCII letter in two cases.
