@@ -63,16 +63,8 @@ load=$(oauth_load_binary "$swift" "$generator_scratch")
 database_url=$(fresh_database "$database")
 admin_key_file=$work/admin-key
 write_admin_key "$admin_key_file"
-port=$(free_port)
-admin_port=$(free_port)
 mkdir -p "$results_dir"
-"$bin" serve --database-url "$database_url" --listen "127.0.0.1:$port" \
-    --admin-listen "127.0.0.1:$admin_port" --issuer "http://127.0.0.1:$port" --loops 2 \
-    --master-key-file "$DEV_MASTER_KEY_FILE" --bootstrap-admin-key "$(<"$admin_key_file")" \
-    --app-verification disabled-for-testing >"$results_dir/allocs-server.log" 2>&1 </dev/null &
-server_pid=$!
-wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
-    || die "tessera did not become healthy (see $results_dir/allocs-server.log)"
+start_bench_server "$results_dir/allocs-server.log" 60 "$database_url" "$admin_key_file" 2 -- "$bin"
 "$load" setup --admin "127.0.0.1:$admin_port" --admin-key-file "$admin_key_file" --users 16 \
     --state-file "$work/state" --loops 2 >/dev/null
 

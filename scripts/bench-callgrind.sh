@@ -91,19 +91,11 @@ load=$(oauth_load_binary "$swift" "$generator_scratch")
 database_url=$(fresh_database "$database")
 admin_key_file=$work/admin-key
 write_admin_key "$admin_key_file"
-port=$(free_port)
-admin_port=$(free_port)
 rm -rf "$dumps_dir"
 mkdir -p "$dumps_dir"
 # Counting starts at once; each window below zeroes the counts first, so start-up and set-up are not in them.
-LD_PRELOAD=$work/sigsuspend.so valgrind --tool=callgrind --callgrind-out-file="$dumps_dir/callgrind.%p" \
-    "$bin" serve --database-url "$database_url" --listen "127.0.0.1:$port" \
-    --admin-listen "127.0.0.1:$admin_port" --issuer "http://127.0.0.1:$port" --loops 2 \
-    --master-key-file "$DEV_MASTER_KEY_FILE" --bootstrap-admin-key "$(<"$admin_key_file")" \
-    --app-verification disabled-for-testing >"$results_dir/callgrind-server.log" 2>&1 </dev/null &
-server_pid=$!
-wait_http "http://127.0.0.1:$port/healthz" 180 "$server_pid" \
-    || die "tessera did not become healthy under valgrind (see $results_dir/callgrind-server.log)"
+start_bench_server "$results_dir/callgrind-server.log" 180 "$database_url" "$admin_key_file" 2 -- \
+    env LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$dumps_dir/callgrind.%p" "$bin"
 "$load" setup --admin "127.0.0.1:$admin_port" --admin-key-file "$admin_key_file" --users "$users" \
     --state-file "$work/state" --loops 1 >/dev/null
 

@@ -82,8 +82,6 @@ factor_secret_file=$work/factor-secret
 write_admin_key "$admin_key_file"
 (umask 077 && python3 -c 'import os, base64
 print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())' >"$factor_secret_file")
-port=$(free_port)
-admin_port=$(free_port)
 factor_port=$(free_port)
 server_log=$results_dir/mfa-server.log
 factor_log=$results_dir/mfa-factor.log
@@ -92,23 +90,10 @@ say "starting tessera factor serve totp --id totp-remote --loops 1 on 127.0.0.1:
 "$bin" factor serve totp --id totp-remote --listen "127.0.0.1:$factor_port" --secret-file "$factor_secret_file" \
     --loops 1 >"$factor_log" 2>&1 </dev/null &
 factor_pid=$!
-say "starting tessera serve --loops $loops on 127.0.0.1:$port (admin $admin_port)"
-"$bin" serve \
-    --database-url "$server_url" \
-    --listen "127.0.0.1:$port" \
-    --admin-listen "127.0.0.1:$admin_port" \
-    --issuer "http://127.0.0.1:$port" \
-    --loops "$loops" \
-    --master-key-file "$DEV_MASTER_KEY_FILE" \
-    --bootstrap-admin-key "$(<"$admin_key_file")" \
-    --app-verification disabled-for-testing \
-    --max-password-attempts-per-client 1000000 \
-    >"$server_log" 2>&1 </dev/null &
-server_pid=$!
+start_bench_server "$server_log" 60 "$server_url" "$admin_key_file" "$loops" \
+    --max-password-attempts-per-client 1000000 -- "$bin"
 wait_http "http://127.0.0.1:$factor_port/healthz" 30 "$factor_pid" \
     || die "the factor service did not become healthy (see $factor_log)"
-wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
-    || die "tessera did not become healthy (see $server_log)"
 
 # cpu_steal_ticks: prints the machine's stolen and total CPU ticks so far (/proc/stat): on a virtual
 # machine, time the hypervisor gave to others, which makes every figure of the run smaller.

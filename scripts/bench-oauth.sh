@@ -91,23 +91,8 @@ server_url=$(fresh_database "$server_database")
 
 admin_key_file=$work/admin-key
 write_admin_key "$admin_key_file"
-port=$(free_port)
-admin_port=$(free_port)
 server_log=$results_dir/oauth-server.log
-say "starting tessera serve --loops $loops on 127.0.0.1:$port (admin $admin_port)"
-"$bin" serve \
-    --database-url "$server_url" \
-    --listen "127.0.0.1:$port" \
-    --admin-listen "127.0.0.1:$admin_port" \
-    --issuer "http://127.0.0.1:$port" \
-    --loops "$loops" \
-    --master-key-file "$DEV_MASTER_KEY_FILE" \
-    --bootstrap-admin-key "$(<"$admin_key_file")" \
-    --app-verification disabled-for-testing \
-    >"$server_log" 2>&1 </dev/null &
-server_pid=$!
-wait_http "http://127.0.0.1:$port/healthz" 60 "$server_pid" \
-    || die "tessera did not become healthy (see $server_log)"
+start_bench_server "$server_log" 60 "$server_url" "$admin_key_file" "$loops" -- "$bin"
 
 # busy_ticks: prints the machine's busy CPU ticks so far (/proc/stat: all but idle, iowait and steal).
 busy_ticks() {

@@ -193,6 +193,33 @@ write_admin_key() {
     (umask 077 && od -An -v -tx1 -N 32 /dev/urandom | tr -d ' \n' >"$1")
 }
 
+# start_bench_server LOG HEALTHY_WITHIN DATABASE_URL ADMIN_KEY_FILE LOOPS [OPTION...] -- COMMAND...
+# Starts COMMAND (a tessera binary, or a launcher and its arguments ending with one) as `tessera serve` for a benchmark:
+# on two free ports, left in the caller's port and admin_port, its public listener the issuer, LOOPS loops, the
+# development master key, ADMIN_KEY_FILE's key as the bootstrap admin key, app verification off, and any OPTIONs.
+# Output goes to LOG; the server runs in the background, its pid left in server_pid, and the helper waits up to
+# HEALTHY_WITHIN seconds for its /healthz.
+start_bench_server() {
+    local log=$1 healthy_within=$2 database_url=$3 admin_key_file=$4 loops=$5 options=()
+    shift 5
+    while (($#)) && [[ $1 != -- ]]; do
+        options+=("$1")
+        shift
+    done
+    (($# > 1)) || die "start_bench_server: no command after --"
+    shift
+    port=$(free_port)
+    admin_port=$(free_port)
+    say "starting tessera serve --loops $loops on 127.0.0.1:$port (admin $admin_port)"
+    "$@" serve --database-url "$database_url" --listen "127.0.0.1:$port" --admin-listen "127.0.0.1:$admin_port" \
+        --issuer "http://127.0.0.1:$port" --loops "$loops" --master-key-file "$DEV_MASTER_KEY_FILE" \
+        --bootstrap-admin-key "$(<"$admin_key_file")" --app-verification disabled-for-testing "${options[@]}" \
+        >"$log" 2>&1 </dev/null &
+    server_pid=$!
+    wait_http "http://127.0.0.1:$port/healthz" "$healthy_within" "$server_pid" \
+        || die "tessera did not become healthy (see $log)"
+}
+
 # prepare_token_cycle_database NAME SHARED [KIND]
 # (Re)creates database NAME on the cluster scripts/dev-db.sh points at (start_bench_cluster) from
 # SHARED/bench/pg_KIND_schema.sql and prints its URL. KIND is token (the default: the pgbench token-cycle ceiling,
