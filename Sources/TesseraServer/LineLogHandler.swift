@@ -71,7 +71,8 @@ public struct LineLogHandler: LogHandler {
             line.append(contentsOf: label.utf8)
         }
         line.append(UInt8(ascii: ":"))
-        for (key, value) in merged(event) {
+        let pairs = metadata(of: event)
+        for (index, (key, value)) in pairs.enumerated() where index == pairs.count - 1 || pairs[index + 1].key != key {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
@@ -100,27 +101,24 @@ public struct LineLogHandler: LogHandler {
         }
     }
 
-    /// The line's metadata sorted by key: the handler's, overridden by the provider's, by the event's, by its error.
-    private func merged(_ event: LogEvent) -> [(key: String, value: Logger.MetadataValue)] {
+    /// The line's metadata: the handler's, the provider's, the event's and its error's pairs, sorted by key and, for
+    /// one key, in that order (the sort is stable), so that the last pair of a key is the one to write: each source
+    /// overrides the one before. Collected as they come and sorted once: merging each pair into the list as it came
+    /// compared its key with every one before it and copied each pair it passed (about 7 900 instructions of the
+    /// 15 500 of a line of five pairs, `make bench-callgrind`).
+    private func metadata(of event: LogEvent) -> [(key: String, value: Logger.MetadataValue)] {
         var pairs: [(key: String, value: Logger.MetadataValue)] = []
         pairs.reserveCapacity(8)
-        func add(_ key: String, _ value: Logger.MetadataValue) {
-            if let index = pairs.firstIndex(where: { $0.key == key }) {
-                pairs[index].value = value
-            } else {
-                pairs.append((key, value))
-            }
-        }
-        for (key, value) in metadata { add(key, value) }
+        for pair in metadata { pairs.append(pair) }
         if let provided = metadataProvider?.get() {
-            for (key, value) in provided { add(key, value) }
+            for pair in provided { pairs.append(pair) }
         }
         if let explicit = event.metadata {
-            for (key, value) in explicit { add(key, value) }
+            for pair in explicit { pairs.append(pair) }
         }
         if let error = event.error {
-            add("error.message", "\(error)")
-            add("error.type", "\(String(reflecting: type(of: error)))")
+            pairs.append(("error.message", "\(error)"))
+            pairs.append(("error.type", "\(String(reflecting: type(of: error)))"))
         }
         pairs.sort { $0.key < $1.key }
         return pairs

@@ -79,6 +79,8 @@ extension EventLoop {
             ("tessera", ["server": "public"], [:]),
             ("", ["server": "public"], ["request-id": "abc"]),
             ("tessera", ["b": "base", "z": "base"], ["b": "provided", "request-id": "abc"]),
+            // One key from all three sources, one from the handler and the provider: the last source's value wins.
+            ("tessera", ["z": "base", "client": "base", "a": "base"], ["z": "provided", "a": "provided"]),
         ] as [(String, Logger.Metadata, Logger.Metadata)])
     func writesWhatTheStreamHandlerWrites(label: String, base: Logger.Metadata, provided: Logger.Metadata) throws {
         let written = try Self.lines(label: label, base: base, provided: provided) { logger in
