@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // The executable's allocator (docs/operations.md, "Memory allocator"); no library target links it.
+        .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
         .target(name: "TesseraJSON", swiftSettings: swiftSettings),
         .target(name: "TesseraMetrics", swiftSettings: swiftSettings),
@@ -134,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
+                "CMimalloc", "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
                 "TesseraMetrics", "FactorServices", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneFactor",
                 "TesseraCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

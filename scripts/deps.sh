@@ -12,7 +12,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# pkg-config lets SwiftPM find libuv, OpenSSL and libpq; python3-pip is how the Python
+# pkg-config lets SwiftPM find libuv, OpenSSL and libpq; libmimalloc-dev is the executable's allocator
+# (docs/operations.md, "Memory allocator"); python3-pip is how the Python
 # modules arrive when they are missing; chromium and its WebDriver run the browser tests
 # of the login pages (driven by selenium), and fonts-ipafont-gothic gives it the Japanese
 # glyphs of their screenshots in `ja`; curl is in `make demo`'s printed command; matplotlib
@@ -20,7 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # deploy/kubernetes against the Kubernetes schemas it carries (no cluster, no network);
 # haproxy fronts the three servers of the fleet test (make fleet-test); valgrind counts the instructions of the token
 # path's steps (make bench-steps); linux-perf counts the server's allocations under load (make bench-allocs).
-DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev pkg-config
+DEFAULT_DEB_PACKAGES="libuv1-dev libssl-dev libpq-dev libhttp-parser-dev libqrencode-dev libmimalloc-dev pkg-config
 postgresql postgresql-contrib wrk curl python3 python3-pip chromium chromium-driver fonts-ipafont-gothic haproxy
 valgrind linux-perf"
 DEFAULT_PYTHON_PACKAGES="requests pytest pyotp authlib selenium matplotlib kubernetes_validate=kubernetes-validate"

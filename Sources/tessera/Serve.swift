@@ -115,6 +115,11 @@ struct Serve: AsyncParsableCommand {
         let keyRing = try SecretsKeyRing.make(
             masterKey: masterKey, previous: try configuration.previousMasterKeyFiles.map(MasterKey.load(fromFile:)))
         let logger = makeLogger(environment: environment)
+        if let allocator = MemoryAllocator.mimalloc {
+            logger.info("memory allocator: \(allocator)")
+        } else {
+            logger.warning("memory allocator: glibc's malloc, not mimalloc (docs/operations.md, \"Memory allocator\")")
+        }
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
             for migration in applied { logger.info("applied migration \(migration.label)") }
