@@ -3,7 +3,8 @@
 #
 # The load test's CPU times move by ±10 % from run to run on this shared machine; a count of calls does not. This
 # script starts `tessera serve --loops 2` on the dev cluster, drives one OAuthLoad scenario at 16 users, and counts,
-# with perf uprobes on the live process, the calls to libc's `malloc` and to the Swift runtime's `swift_retain`
+# with perf uprobes on the live process, the calls to `malloc` (mimalloc's, which the executable links ahead of libc:
+# docs/operations.md; libc's for a binary without it) and to the Swift runtime's `swift_retain`
 # during BENCH_ALLOCS_SECONDS. Each count is divided by the public HTTP requests the server answered meanwhile
 # (`tessera_http_requests_total`). uprobes slow the server several-fold, so the rate here means nothing; the
 # counts per request do not depend on it. It prints one table and writes bench-results/allocs.txt.
@@ -26,8 +27,6 @@ command -v perf >/dev/null 2>&1 || die "no perf (run 'make deps')"
 require_dev_keys
 
 swift=${SWIFT:-swift}
-libc=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ { print $NF; exit }')
-[[ -n $libc ]] || die "no 64-bit libc.so.6 in ldconfig's cache"
 runtime=$(dirname "$(readlink -f "$(command -v "$swift")")")/../lib/swift/linux/libswiftCore.so
 [[ -f $runtime ]] || die "no Swift runtime at $runtime"
 
@@ -50,15 +49,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Probes of their own names, so that the script neither needs nor removes anyone else's.
-perf probe -q -x "$libc" --add tessera_malloc=malloc || die "perf cannot place a uprobe on malloc in $libc"
-probes+=("probe_libc:tessera_malloc")
-perf probe -q -x "$runtime" --add tessera_retain=swift_retain \
-    || die "perf cannot place a uprobe on swift_retain in $runtime"
-probes+=("probe_libswiftCore:tessera_retain")
-
 "$dev_db" start >/dev/null
 bin=$(tessera_release_binary "$swift" "$TESSERA_ROOT/.build")
+# The library whose malloc the binary calls: the first of mimalloc and libc in its list of libraries.
+allocator=$(ldd "$bin" | awk '/libmimalloc\.so|libc\.so\.6/ { print $3; exit }')
+[[ -f $allocator ]] || die "$bin links neither mimalloc nor libc (ldd)"
+say "counting the calls of malloc in $allocator"
+
+# Probes of their own group and names, so that the script neither needs nor removes anyone else's.
+perf probe -q -x "$allocator" --add tessera_allocs:malloc=malloc \
+    || die "perf cannot place a uprobe on malloc in $allocator"
+probes+=("tessera_allocs:malloc")
+perf probe -q -x "$runtime" --add tessera_allocs:swift_retain=swift_retain \
+    || die "perf cannot place a uprobe on swift_retain in $runtime"
+probes+=("tessera_allocs:swift_retain")
+
 load=$(oauth_load_binary "$swift" "$generator_scratch")
 database_url=$(fresh_database "$database")
 admin_key_file=$work/admin-key
@@ -76,7 +81,7 @@ public_requests() {
 
 # count_calls FILE COMMAND: the server's malloc and swift_retain calls while COMMAND (bash) runs, into FILE.
 count_calls() {
-    perf stat -x, -o "$1" -e probe_libc:tessera_malloc,probe_libswiftCore:tessera_retain -p "$server_pid" \
+    perf stat -x, -o "$1" -e tessera_allocs:malloc,tessera_allocs:swift_retain -p "$server_pid" \
         -- bash -c "$2" >/dev/null 2>&1
 }
 export -f public_requests
@@ -96,7 +101,7 @@ export admin_port
         # metric series a read renders), is taken off the count.
         count_calls "$work/reads" "public_requests >/dev/null; public_requests >/dev/null"
         read -r read_mallocs read_retains < <(
-            awk -F, '/tessera_malloc/ { m = $1 } /tessera_retain/ { r = $1 } END { print m, r }' "$work/reads")
+            awk -F, '/tessera_allocs:malloc/ { m = $1 } /tessera_allocs:swift_retain/ { r = $1 } END { print m, r }' "$work/reads")
         "$load" run --target "127.0.0.1:$port" --state-file "$work/state" --scenario "$scenario" --headline 16 \
             --seconds $((seconds + 4)) --warmup 0 --loops 2 >/dev/null &
         load_pid=$!
@@ -107,8 +112,8 @@ export admin_port
         ((requests > 0)) || die "the server answered no request during the count of $scenario"
         awk -F, -v scenario="$scenario" -v requests="$requests" -v read_mallocs="$read_mallocs" \
             -v read_retains="$read_retains" '
-            /tessera_malloc/ { mallocs = $1 - read_mallocs }
-            /tessera_retain/ { retains = $1 - read_retains }
+            /tessera_allocs:malloc/ { mallocs = $1 - read_mallocs }
+            /tessera_allocs:swift_retain/ { retains = $1 - read_retains }
             END { printf "%-20s %10d %14.1f %14.1f\n", scenario, requests, mallocs / requests, retains / requests }
         ' "$work/stat"
     done
