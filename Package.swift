@@ -136,9 +136,9 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "CMimalloc", "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
+                "TesseraServer", "TesseraLoop", "TesseraPostgres", "TesseraCrypto", "TesseraHTTP", "TesseraJSON",
                 "TesseraMetrics", "FactorServices", "MultiFactor", "TOTPFactor", "PhoneCodes", "PhoneFactor",
-                "TesseraCore",
+                "TesseraCore", "CMimalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -101,7 +101,8 @@ export admin_port
         # metric series a read renders), is taken off the count.
         count_calls "$work/reads" "public_requests >/dev/null; public_requests >/dev/null"
         read -r read_mallocs read_retains < <(
-            awk -F, '/tessera_allocs:malloc/ { m = $1 } /tessera_allocs:swift_retain/ { r = $1 } END { print m, r }' "$work/reads")
+            awk -F, '/tessera_allocs:malloc/ { m = $1 } /tessera_allocs:swift_retain/ { r = $1 }
+                END { print m, r }' "$work/reads")
         "$load" run --target "127.0.0.1:$port" --state-file "$work/state" --scenario "$scenario" --headline 16 \
             --seconds $((seconds + 4)) --warmup 0 --loops 2 >/dev/null &
         load_pid=$!
