@@ -115,11 +115,6 @@ struct Serve: AsyncParsableCommand {
         let keyRing = try SecretsKeyRing.make(
             masterKey: masterKey, previous: try configuration.previousMasterKeyFiles.map(MasterKey.load(fromFile:)))
         let logger = makeLogger(environment: environment)
-        if let allocator = MemoryAllocator.mimalloc {
-            logger.info("memory allocator: \(allocator)")
-        } else {
-            logger.warning("memory allocator: glibc's malloc, not mimalloc (docs/operations.md, \"Memory allocator\")")
-        }
         if configuration.migrateAtStart {
             let applied = try Migrator.migrate(url: configuration.databaseURL, migrations: SchemaMigrations.all)
             for migration in applied { logger.info("applied migration \(migration.label)") }
@@ -158,6 +153,11 @@ struct Serve: AsyncParsableCommand {
             await database.shutdown()
             group.shutdown()
             throw (error as? PostgresError).map { ValidationError($0.message) } ?? error
+        }
+        if let allocator = MemoryAllocator.mimalloc {
+            logger.info("memory allocator: \(allocator)")
+        } else {
+            logger.warning("memory allocator: glibc's malloc, not mimalloc (docs/operations.md, \"Memory allocator\")")
         }
         if let masterKey, keyRing.keyIDs.count > 1 {
             let previous = keyRing.keyIDs.filter { $0 != masterKey.keyID }.joined(separator: ", ")
