@@ -42,9 +42,9 @@ public enum AESGCM {
         guard plaintext.count <= maximumByteCount, associatedData.count <= maximumByteCount else {
             throw .crypto(.invalidArgument("plaintext or associated data longer than \(maximumByteCount) bytes"))
         }
-        var nonce = [UInt8](repeating: 0, count: nonceByteCount)
-        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
-        var tag = [UInt8](repeating: 0, count: tagByteCount)
+        var nonce = [UInt8](zeroes: nonceByteCount)
+        var ciphertext = [UInt8](zeroes: plaintext.count)
+        var tag = [UInt8](zeroes: tagByteCount)
         try plaintext.withUnsafeBufferPointer { plaintext throws(AESGCMError) in
             try associatedData.withUnsafeBufferPointer { associatedData throws(AESGCMError) in
                 try nonce.withUnsafeMutableBufferPointer { nonce throws(AESGCMError) in
@@ -114,7 +114,7 @@ public enum AESGCM {
         }
         var context: CipherContext
         do { context = try CipherContext() } catch { throw .crypto(error) }
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        var plaintext = [UInt8](zeroes: ciphertext.count)
         try plaintext.withUnsafeMutableBufferPointer { plaintext throws(AESGCMError) in
             try context.open(
                 ciphertext, into: UnsafeMutableRawBufferPointer(plaintext), tag: tag, key: key, nonce: nonce,

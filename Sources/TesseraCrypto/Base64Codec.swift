@@ -110,8 +110,9 @@ struct Base64Codec: Sendable {
             func value(_ offset: Int) -> UInt32 { UInt32(table[Int(input[offset])]) }
             var union: UInt32 = 0
             var strayBits: UInt32 = 0
-            let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3 + max(rest - 1, 0)) {
-                output, count in
+            var output = [UInt8](zeroes: length / 4 * 3 + max(rest - 1, 0))
+            output.withUnsafeMutableBufferPointer { output in
+                var count = 0
                 var offset = 0
                 while offset + 4 <= length {
                     let first = value(offset)

@@ -47,7 +47,7 @@ enum ES256Curve {
 
     /// A non-negative BIGNUM below 2^256 as 32 big-endian bytes.
     static func bytes(of number: OpaquePointer) throws(CryptoError) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: scalarByteCount)
+        var output = [UInt8](zeroes: scalarByteCount)
         guard BN_bn2binpad(number, &output, Int32(scalarByteCount)) == Int32(scalarByteCount) else {
             throw OpenSSLCall.failure("BN_bn2binpad")
         }

@@ -164,7 +164,7 @@ public final class ES256PrivateKey: @unchecked Sendable {
         let r = try integer()
         let s = try integer()
         guard offset == der.count else { throw malformed("trailing bytes") }
-        var raw = [UInt8](repeating: 0, count: 2 * scalar)
+        var raw = [UInt8](zeroes: 2 * scalar)
         raw.withUnsafeMutableBufferPointer { raw in
             _ = UnsafeMutableBufferPointer(rebasing: raw[(scalar - r.count)..<scalar]).update(fromContentsOf: r)
             _ = UnsafeMutableBufferPointer(rebasing: raw[(2 * scalar - s.count)...]).update(fromContentsOf: s)

@@ -34,7 +34,7 @@ public enum HMAC {
         guard key.count <= Int(Int32.max) else { throw .invalidArgument("HMAC key longer than 2 GiB") }
         let digest = algorithm.digest
         let evpDigest = try digest.fetched()
-        var output = [UInt8](repeating: 0, count: digest.outputByteCount)
+        var output = [UInt8](zeroes: digest.outputByteCount)
         var length: UInt32 = 0
         // OpenSSL treats a NULL key as "reuse the previous key", so an empty key must still be a valid pointer.
         let keyBytes = key.isEmpty ? [0] : key

@@ -51,8 +51,8 @@ public struct KeyRing: Sendable {
         let headerCount = currentHeader.count
         let nonceEnd = headerCount + AESGCM.nonceByteCount
         let ciphertextEnd = nonceEnd + plaintext.count
-        return try [UInt8](unsafeUninitializedCapacity: ciphertextEnd + AESGCM.tagByteCount) {
-            envelope, initialized throws(AESGCMError) in
+        var envelope = [UInt8](zeroes: ciphertextEnd + AESGCM.tagByteCount)
+        try envelope.withUnsafeMutableBufferPointer { envelope throws(AESGCMError) in
             let bytes = UnsafeMutableRawBufferPointer(envelope)
             currentHeader.withUnsafeBufferPointer { header in
                 UnsafeMutableRawBufferPointer(rebasing: bytes[..<headerCount]).copyMemory(
@@ -71,8 +71,8 @@ public struct KeyRing: Sendable {
                         ))
                 }
             }
-            initialized = envelope.count
         }
+        return envelope
     }
 
     /// The plaintext of `envelope`, opened with the key it names. Throws ``AESGCMError/unknownKeyID(_:)`` for a

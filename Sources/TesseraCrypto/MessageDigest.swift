@@ -66,7 +66,7 @@ enum MessageDigest: Sendable {
         guard let context = Self.contexts.current(making: { EVP_MD_CTX_new().map(UnsafeMutableRawPointer.init) })
         else { return nil }
         let digestContext = OpaquePointer(context)
-        var output = [UInt8](repeating: 0, count: outputByteCount)
+        var output = [UInt8](zeroes: outputByteCount)
         var length: UInt32 = 0
         guard EVP_DigestInit_ex2(digestContext, algorithm, nil) == 1,
             EVP_DigestUpdate(digestContext, input.baseAddress, input.count) == 1,

@@ -12,12 +12,13 @@ public enum SecureRandom {
     public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         guard count >= 0 else { throw .invalidArgument("byte count \(count) is negative") }
         if count <= RandomReserve.largestDraw {
-            return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized throws(CryptoError) in
+            var output = [UInt8](zeroes: count)
+            try output.withUnsafeMutableBufferPointer { buffer throws(CryptoError) in
                 try RandomReserve.fill(UnsafeMutableRawBufferPointer(buffer))
-                initialized = count
             }
+            return output
         }
-        var output = [UInt8](repeating: 0, count: count)
+        var output = [UInt8](zeroes: count)
         var status: Int32 = 1
         output.withUnsafeMutableBufferPointer { buffer in
             var offset = 0

@@ -46,15 +46,19 @@ public struct JSONObjectWriter: Sendable {
 
     /// Closes the object and returns its text.
     public consuming func finish() -> [UInt8] {
-        writer.writeRaw("}")
+        writer.writeByte(ASCII.closeBrace)
         return writer.bytes
     }
 
-    /// Writes the separator and `"name":`.
+    /// Writes the separator and `"name":`, the punctuation a byte at a time (each `writeRaw` of a literal copies
+    /// through `Array.append(contentsOf:)`, about 90 instructions under callgrind; a byte's append about 20, and a
+    /// token response and its two tokens open about 27 members).
     private mutating func open(_ name: StaticString) {
-        writer.writeRaw(isEmpty ? "\"" : ",\"")
+        if !isEmpty { writer.writeByte(ASCII.comma) }
         isEmpty = false
+        writer.writeByte(ASCII.quote)
         writer.writeRaw(name)
-        writer.writeRaw("\":")
+        writer.writeByte(ASCII.quote)
+        writer.writeByte(ASCII.colon)
     }
 }

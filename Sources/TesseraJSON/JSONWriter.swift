@@ -56,6 +56,11 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Appends one byte of punctuation; the caller promises it is valid JSON at this point of the document.
+    mutating func writeByte(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
     /// Appends a value another writer wrote (its ``bytes``), so that a value written once can go into many
     /// documents; the caller promises a value is expected at this point of the document.
     public mutating func writeWritten(_ value: [UInt8]) {
