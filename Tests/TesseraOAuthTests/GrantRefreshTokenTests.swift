@@ -44,6 +44,13 @@ import Testing
         ] {
             #expect(GrantRefreshToken.parse(text) == nil, "\(text)")
         }
+        // The family is split off at its bytes' length, up to the longest a family may be, whatever its characters.
+        for family in [String(repeating: "f", count: 64), "famille-\u{E9}t\u{E9}", "\u{1F511}"] {
+            let made = try GrantRefreshToken.make(familyID: family, keys: keys)
+            let named = try #require(GrantRefreshToken.parse(made.secret), "\(family)")
+            #expect(named.familyID == family && named.opens(with: keys), "\(family)")
+        }
+        #expect(GrantRefreshToken.parse(String(repeating: "\u{E9}", count: 33) + "." + envelope) == nil)
     }
 
     @Test(arguments: [false, true]) func aRotationReplacesTheTokenInTheFamilysRowAndLeavesNoOtherRow(

@@ -36,14 +36,18 @@ public struct GrantRefreshToken: Sendable {
     /// Nothing is opened: a token that its family's row holds needs no envelope to be valid, so only a token that
     /// is not the current one is opened, to tell a reuse from a guess.
     public static func parse(_ token: String) -> GrantRefreshToken? {
-        let utf8 = token.utf8
-        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
-        let familyID = String(token[..<dot])
-        let envelope = token[utf8.index(after: dot)...]
-        guard !familyID.isEmpty, familyID.utf8.count <= maximumFamilyIDLength,
-            !envelope.utf8.contains(UInt8(ascii: "."))
-        else { return nil }
-        return GrantRefreshToken(familyID: familyID, envelope: envelope)
+        // The dots are looked for in the token's bytes in place (through its `utf8` view, about 3 000 instructions
+        // a refresh under callgrind).
+        var token = token
+        let dotOffset = token.withUTF8 { bytes -> Int? in
+            guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
+                !bytes[(dot + 1)...].contains(UInt8(ascii: "."))
+            else { return nil }
+            return dot
+        }
+        guard let dotOffset, dotOffset > 0, dotOffset <= maximumFamilyIDLength else { return nil }
+        let dot = token.utf8.index(token.utf8.startIndex, offsetBy: dotOffset)
+        return GrantRefreshToken(familyID: String(token[..<dot]), envelope: token[token.utf8.index(after: dot)...])
     }
 
     /// Whether the envelope, spelled as Tessera writes it (no `=` padding), opens with `keys` for ``familyID``:
