@@ -18,20 +18,14 @@ public enum PercentEncoding {
         }
     }
 
-    /// ``decode(bytes:plusAsSpace:)`` of bytes read in place. One pass looks for escapes, NULs and bytes above ASCII;
-    /// only text with escapes is copied before it becomes a string.
+    /// ``decode(bytes:plusAsSpace:)`` of bytes read in place. One pass looks for escapes, NULs and bytes above ASCII,
+    /// eight bytes a step (``BytesFound``); only text with escapes is copied before it becomes a string.
     static func decode(_ input: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
         // Without `plusAsSpace` only escapes need work: the `+` looked for is then a second `%`.
-        let plus = plusAsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%")
-        var needsWork = false
-        var nul = false
-        var ascii = true
-        for byte in input {
-            if byte == UInt8(ascii: "%") || byte == plus { needsWork = true }
-            if byte == 0 { nul = true }
-            if byte >= 0x80 { ascii = false }
-        }
-        guard needsWork else { return try text(of: input, holdsNUL: nul, isASCII: ascii) }
+        let found = BytesFound(in: input, plus: plusAsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%"))
+        var nul = found.nul
+        var ascii = found.ascii
+        guard found.needsWork else { return try text(of: input, holdsNUL: nul, isASCII: ascii) }
         // The decoded bytes are never more than the input's: they go to scratch memory (on the stack when small),
         // and only the string is made on the heap.
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) {
@@ -57,6 +51,49 @@ public enum PercentEncoding {
                 count += 1
             }
             return try text(of: UnsafeBufferPointer(rebasing: decoded[..<count]), holdsNUL: nul, isASCII: ascii)
+        }
+    }
+
+    /// What the first pass of ``decode(_:plusAsSpace:)`` looks for in text to decode: escapes (`%`, or `plus`), NULs,
+    /// bytes above ASCII. Eight bytes at a time, each word's bytes tested together: a byte of a word is zero exactly
+    /// when `(word - 0x01…01) & ~word & 0x80…80` is not (a borrow only reaches past a zero byte), which finds `%` and
+    /// `plus` as zero bytes of the word exclusive-or'ed with them; bytes above ASCII are its top bits. A form's code
+    /// and redirect URI are hundreds of bytes: byte by byte the pass took about 6 instructions a byte under callgrind.
+    struct BytesFound {
+        /// Whether the text holds `%` or `plus`.
+        private(set) var needsWork = false
+        /// Whether it holds a zero byte.
+        private(set) var nul = false
+        /// Whether every byte is ASCII.
+        private(set) var ascii = true
+
+        init(in input: UnsafeBufferPointer<UInt8>, plus: UInt8) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            func zeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highBits }
+            let percentWord = ones &* UInt64(UInt8(ascii: "%"))
+            let plusWord = ones &* UInt64(plus)
+            var escapes: UInt64 = 0
+            var zeroes: UInt64 = 0
+            var high: UInt64 = 0
+            var index = 0
+            if let base = input.baseAddress {
+                while index + 8 <= input.count {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    escapes |= zeroByte(word ^ percentWord) | zeroByte(word ^ plusWord)
+                    zeroes |= zeroByte(word)
+                    high |= word
+                    index += 8
+                }
+            }
+            needsWork = escapes != 0
+            nul = zeroes != 0
+            ascii = high & highBits == 0
+            for byte in input[index...] {
+                if byte == UInt8(ascii: "%") || byte == plus { needsWork = true }
+                if byte == 0 { nul = true }
+                if byte >= 0x80 { ascii = false }
+            }
         }
     }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An ordered list of name-value pairs from a query string or an `application/x-www-form-urlencoded` body.
 /// Repeated names are kept, in order.
 public struct URLEncodedForm: Sendable {
@@ -19,29 +23,42 @@ public struct URLEncodedForm: Sendable {
     /// ``PercentEncodingError/invalidUTF8``.
     public init(parsing body: [UInt8]) throws(PercentEncodingError) {
         fields = []
-        // Room for the pairs at once, up to a bound: a body of a million `&` holds no pair, and must not reserve a
-        // million.
-        fields.reserveCapacity(min(body.reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }, Self.reservedPairs))
         try body.withUnsafeBufferPointer { body throws(PercentEncodingError) in
+            // Room for the pairs at once, up to a bound: a body of a million `&` holds no pair, and must not reserve
+            // a million.
+            var separators = 0
+            var searched = 0
+            while separators < Self.reservedPairs,
+                let separator = Self.firstIndex(of: UInt8(ascii: "&"), in: body, searched..<body.count)
+            {
+                separators += 1
+                searched = separator + 1
+            }
+            fields.reserveCapacity(separators + 1)
             func decoded(_ part: Range<Int>) throws(PercentEncodingError) -> String {
                 try PercentEncoding.decode(UnsafeBufferPointer(rebasing: body[part]), plusAsSpace: true)
             }
-            // One pass finds each pair's end and its first `=`; each part is then decoded from the body in place.
+            // Each pair's end and its first `=` are found with `memchr`, and its parts decoded from the body in place
+            // (byte by byte the search took about 5 instructions a byte under callgrind, for a form's hundreds).
             var start = 0
             while start < body.count {
-                var end = start
-                var equals: Int?
-                while end < body.count, body[end] != UInt8(ascii: "&") {
-                    if equals == nil, body[end] == UInt8(ascii: "=") { equals = end }
-                    end += 1
-                }
+                let end = Self.firstIndex(of: UInt8(ascii: "&"), in: body, start..<body.count) ?? body.count
                 defer { start = end + 1 }
                 guard end > start else { continue }
+                let equals = Self.firstIndex(of: UInt8(ascii: "="), in: body, start..<end)
                 let name = try decoded(start..<(equals ?? end))
                 let value = try equals.map { equals throws(PercentEncodingError) in try decoded((equals + 1)..<end) }
                 fields.append((name: name, value: value ?? ""))
             }
         }
+    }
+
+    /// The offset of the first `byte` of `bytes` in `range`, nil when there is none.
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty, let base = bytes.baseAddress,
+            let found = memchr(base + range.lowerBound, Int32(byte), range.count)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     /// The most pairs a parse makes room for before it sees them; more grow the list as they come.
