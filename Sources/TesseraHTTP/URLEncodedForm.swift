@@ -28,7 +28,7 @@ public struct URLEncodedForm: Sendable {
             // a million.
             var separators = 0
             var searched = 0
-            while separators < Self.reservedPairs,
+            while separators + 1 < Self.reservedPairs,
                 let separator = Self.firstIndex(of: UInt8(ascii: "&"), in: body, searched..<body.count)
             {
                 separators += 1
