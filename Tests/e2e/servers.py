@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from contextlib import contextmanager
@@ -14,15 +13,9 @@ from typing import Iterator
 import pytest
 import requests
 
-from support import Listener
+from support import Listener, free_port
 
 NEEDED = ("TESSERA_BIN", "TESSERA_TEST_DATABASE_URL", "TESSERA_E2E_MASTER_KEY_FILE")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def server_log(name: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import dataclass, field
 
 import requests
@@ -12,6 +13,21 @@ from rawhttp import RawConnection
 
 TIMEOUT = float(os.environ.get("TESSERA_E2E_TIMEOUT", "10"))
 JSON_HEADERS = {"Content-Type": "application/json"}
+
+_HANDED_OUT: set[int] = set()
+
+
+def free_port() -> int:
+    """A port nothing listens on now, never one handed out before in this process: the kernel may give the same
+    free port to two probes in a row (2 of 20 000 pairs here), and a server's two listeners were once given one port
+    (it refused to start)."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 @dataclass

@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,11 +19,8 @@ import requests
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output" / "fleet"
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+sys.path.insert(0, str(ROOT / "Tests" / "e2e"))
+from support import free_port  # noqa: E402  (the port helper the e2e tests use)
 
 
 def wait_for(url: str, seconds: float = 60, process: subprocess.Popen | None = None):
