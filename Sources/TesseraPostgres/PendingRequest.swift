@@ -6,8 +6,9 @@ internal import CLibPQ
 final class PendingRequest {
     /// One step of the request as the server answers it.
     enum Step {
-        /// Preparing `sql` (its result is dropped unless it failed).
-        case prepare(sql: String)
+        /// Preparing `sql`, under a name of its own or as the unnamed statement (its result is dropped unless it
+        /// failed).
+        case prepare(sql: String, named: Bool)
         /// Running a statement (its result is returned).
         case execute
     }
@@ -27,24 +28,28 @@ final class PendingRequest {
     }
 
     /// Ends the request at its sync: resumes the caller with one result per statement, or with the first
-    /// error. Returns the SQL texts whose `Parse` failed or was not run (after a failure), which the connection
-    /// must forget.
-    func complete() -> [String] {
-        var failedPrepares: [String] = []
+    /// error. Returns the SQL texts whose named `Parse` ran, and those whose named `Parse` failed or was not run
+    /// (after a failure, or with no result), for the connection to confirm and to forget.
+    func complete() -> (prepared: [String], unprepared: [String]) {
+        var prepared: [String] = []
+        var unprepared: [String] = []
         var firstError: PostgresError?
         var rows: [PostgresResult] = []
-        for (index, result) in results.enumerated() {
+        for index in 0..<max(steps.count, results.count) {
             let step = index < steps.count ? steps[index] : .execute
-            switch PQresultStatus(result) {
+            let result = index < results.count ? results[index] : nil
+            let status = result.map(PQresultStatus)
+            if case .prepare(let sql, named: true) = step {
+                if status == PGRES_COMMAND_OK { prepared.append(sql) } else { unprepared.append(sql) }
+            }
+            guard let result, let status else { continue }
+            switch status {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 if case .execute = step { rows.append(PostgresResult(result)) } else { PQclear(result) }
             case PGRES_PIPELINE_ABORTED:
-                // Not run, so not prepared either: a later request must send its Parse again.
-                if case .prepare(let sql) = step { failedPrepares.append(sql) }
                 firstError = firstError ?? PostgresError(.aborted, message: "not run: an earlier statement failed")
                 PQclear(result)
             default:
-                if case .prepare(let sql) = step { failedPrepares.append(sql) }
                 firstError = firstError ?? Self.error(from: result)
                 PQclear(result)
             }
@@ -55,7 +60,7 @@ final class PendingRequest {
         } else {
             continuation.resume(returning: rows)
         }
-        return failedPrepares
+        return (prepared, unprepared)
     }
 
     /// Fails the request without results (the connection is gone).

@@ -214,7 +214,7 @@ final class PostgresConnection {
                 guard PQsendPrepare(connection, name, query.sql, Int32(types.count), types) == 1 else {
                     return abandon(continuation, "sending a statement failed")
                 }
-                steps.append(.prepare(sql: query.sql))
+                steps.append(.prepare(sql: query.sql, named: !name.isEmpty))
             }
             guard sendPrepared(connection, name: name, binds: query.binds) else {
                 return abandon(continuation, "sending a statement failed")
@@ -325,7 +325,8 @@ final class PostgresConnection {
             lastHeard = .now
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
                 PQclear(result)
-                machine.syncReceived(unprepared: request.complete())
+                let preparations = request.complete()
+                machine.syncReceived(prepared: preparations.prepared, unprepared: preparations.unprepared)
             } else {
                 request.record(result)
             }

@@ -9,6 +9,9 @@
 /// - Requests are sent only while ready; otherwise they are refused with the last error. Those in flight are answered
 ///   in the order they were sent, one sync each; when the connection is lost or closed, every one of them fails,
 ///   once, and the names of the prepared statements are forgotten with the session that held them.
+/// - A statement's name is used without a `Parse` only once the request that prepared it has been answered with its
+///   `Parse` run: until then that `Parse` may yet not run (an earlier statement of its request failing), so a request
+///   sent meanwhile parses the statement again, unnamed.
 /// - While ready, a watchdog checks that the oldest request has not waited past the answer deadline; when it has, the
 ///   server is taken for hung and the connection is lost, remembering when that request was sent.
 /// - Closing is final: every event after it is ignored.
@@ -66,6 +69,14 @@ struct PostgresConnectionStateMachine<Request> {
         let sentAt: ContinuousClock.Instant
     }
 
+    /// Where a statement's named `Parse` stands on the current session.
+    private enum Preparation {
+        /// Sent in a request not yet answered: it may yet not run.
+        case pending(String)
+        /// Run: the name can be executed without a `Parse`.
+        case confirmed(String)
+    }
+
     private let configuration: PostgresConfiguration
     /// How many attempts a connect makes (``PostgresHosts/attempts``), at least one.
     private let attemptCount: Int
@@ -77,8 +88,9 @@ struct PostgresConnectionStateMachine<Request> {
     /// storage) whenever the last is answered, so that it is reused rather than shifted.
     private var inFlight: [InFlight] = []
     private var inFlightHead = 0
-    /// The name each statement is prepared under on the current session, by SQL text.
-    private var preparedNames: [StatementText: String] = [:]
+    /// The name each statement is prepared under on the current session, by SQL text: confirmed once the request
+    /// that sent its `Parse` was answered with it run, pending until then.
+    private var preparedNames: [StatementText: Preparation] = [:]
     private var nextStatementNumber = 0
 
     /// Why the last connect or connection failed (or why the connection closed).
@@ -192,14 +204,20 @@ struct PostgresConnectionStateMachine<Request> {
 
     // MARK: The pipeline
 
-    /// The name `sql` is prepared under on this session, and whether it is new: the caller must then send its
-    /// `Parse` ahead of the statement (in the same request) and report it with the request's
-    /// ``syncReceived(unprepared:)``.
+    /// The name to run `sql` under on this session, and whether the caller must send its `Parse` first (in the same
+    /// request): a confirmed name needs none; a new name does, and the request reports whether it ran with its
+    /// ``syncReceived(prepared:unprepared:)``; while a new name's `Parse` is still on its way the name is the
+    /// unnamed statement's, `""`, parsed again in this request (a pipelined request that used the pending name
+    /// would fail with "prepared statement does not exist" when that `Parse` does not run).
     mutating func statementName(for sql: String) -> (name: String, isNew: Bool) {
-        if let known = preparedNames[StatementText(sql)] { return (known, false) }
+        switch preparedNames[StatementText(sql)] {
+        case .confirmed(let name): return (name, false)
+        case .pending: return ("", true)
+        case nil: break
+        }
         let name = "t\(nextStatementNumber)"
         nextStatementNumber += 1
-        preparedNames[StatementText(sql)] = name
+        preparedNames[StatementText(sql)] = .pending(name)
         return (name, true)
     }
 
@@ -209,17 +227,25 @@ struct PostgresConnectionStateMachine<Request> {
         inFlight.append(InFlight(request: request, sentAt: sentAt))
     }
 
-    /// The sync of the oldest request arrived, so it is answered and leaves the queue; `unprepared` are the SQL texts
-    /// whose `Parse` in it failed or was not run (after an earlier failure), which are forgotten: a later request
-    /// must send their `Parse` again.
-    mutating func syncReceived(unprepared: [String]) {
+    /// The sync of the oldest request arrived, so it is answered and leaves the queue. `prepared` are the SQL texts
+    /// whose named `Parse` in it ran, whose names later requests use without one; `unprepared` those whose named
+    /// `Parse` failed or was not run (after an earlier failure), which are forgotten: a later request must send their
+    /// `Parse` again, under a new name.
+    mutating func syncReceived(prepared: [String], unprepared: [String]) {
         guard inFlightHead < inFlight.count else { return }
         inFlightHead += 1
         if inFlightHead == inFlight.count {
             inFlight.removeAll(keepingCapacity: true)
             inFlightHead = 0
         }
-        for sql in unprepared { preparedNames[StatementText(sql)] = nil }
+        for sql in prepared {
+            if case .pending(let name) = preparedNames[StatementText(sql)] {
+                preparedNames[StatementText(sql)] = .confirmed(name)
+            }
+        }
+        for sql in unprepared {
+            if case .pending = preparedNames[StatementText(sql)] { preparedNames[StatementText(sql)] = nil }
+        }
     }
 
     // MARK: Helpers

@@ -110,7 +110,7 @@ import Testing
         #expect(Did(machine.watchdogFired(now: Self.start + .seconds(7))) == .armWatchdog(.seconds(1)))
         #expect(machine.unansweredSince == nil)
         // The first is answered; the second has waited 6 s of its 7.
-        machine.syncReceived(unprepared: [])
+        machine.syncReceived(prepared: [], unprepared: [])
         #expect(Did(machine.watchdogFired(now: Self.start + .seconds(9))) == .armWatchdog(.seconds(1)))
         #expect(
             Did(machine.watchdogFired(now: Self.start + .milliseconds(10_001)))
@@ -142,7 +142,7 @@ import Testing
         machine.requestQueued(1, sentAt: Self.start)
         machine.requestQueued(2, sentAt: Self.start)
         machine.requestQueued(3, sentAt: Self.start)
-        machine.syncReceived(unprepared: [])
+        machine.syncReceived(prepared: ["SELECT 1"], unprepared: [])
         #expect(machine.inFlightCount == 2)
         #expect(machine.oldestRequest == 2)
         #expect(
@@ -194,7 +194,7 @@ import Testing
         #expect(machine.statementName(for: "SELECT 1") == ("t0", true))
         #expect(machine.statementName(for: "SELECT 2") == ("t1", true))
         machine.requestQueued(1, sentAt: Self.start)
-        machine.syncReceived(unprepared: [])
+        machine.syncReceived(prepared: ["SELECT 1", "SELECT 2"], unprepared: [])
         #expect(machine.statementName(for: "SELECT 1") == ("t0", false))
         #expect(machine.statementName(for: "SELECT 2") == ("t1", false))
 
@@ -202,10 +202,42 @@ import Testing
         #expect(machine.statementName(for: "SELECT 1/0") == ("t2", true))
         #expect(machine.statementName(for: "SELECT 3") == ("t3", true))
         machine.requestQueued(2, sentAt: Self.start)
-        machine.syncReceived(unprepared: ["SELECT 3"])
+        machine.syncReceived(prepared: ["SELECT 1/0"], unprepared: ["SELECT 3"])
         #expect(machine.statementName(for: "SELECT 3") == ("t4", true))
         #expect(machine.statementName(for: "SELECT 1/0") == ("t2", false))
         #expect(machine.statementName(for: "SELECT 1") == ("t0", false))
+    }
+
+    /// A request pipelined behind the one that sends a statement's `Parse` cannot count on it: that `Parse` does not
+    /// run when a statement before it in its request fails, and a request that ran the pending name then failed with
+    /// "prepared statement does not exist" (seen in `racingUsesOfOneSetNeverLoseAUse`). Until the first request is
+    /// answered, later ones parse the statement again, unnamed.
+    @Test func aStatementWhoseParseIsOnItsWayIsParsedAgainUnnamedUntilItsRequestIsAnswered() {
+        var machine = readyMachine()
+        #expect(machine.statementName(for: "INSERT 1") == ("t0", true))
+        #expect(machine.statementName(for: "SELECT 1") == ("t1", true))
+        machine.requestQueued(1, sentAt: Self.start)
+        #expect(machine.statementName(for: "SELECT 1") == ("", true))
+        machine.requestQueued(2, sentAt: Self.start)
+
+        // The insert failed, so the select's Parse never ran: the name is forgotten, the next request makes a new one.
+        machine.syncReceived(prepared: [], unprepared: ["INSERT 1", "SELECT 1"])
+        machine.syncReceived(prepared: [], unprepared: [])
+        #expect(machine.statementName(for: "SELECT 1") == ("t2", true))
+        #expect(machine.statementName(for: "SELECT 1") == ("", true))
+        machine.requestQueued(3, sentAt: Self.start)
+        machine.syncReceived(prepared: ["SELECT 1"], unprepared: [])
+        #expect(machine.statementName(for: "SELECT 1") == ("t2", false))
+
+        // An unnamed Parse's outcome says nothing about the name; only the request with the named Parse confirms it.
+        #expect(machine.statementName(for: "SELECT 2") == ("t3", true))
+        machine.requestQueued(4, sentAt: Self.start)
+        #expect(machine.statementName(for: "SELECT 2") == ("", true))
+        machine.requestQueued(5, sentAt: Self.start)
+        machine.syncReceived(prepared: ["SELECT 2"], unprepared: [])
+        #expect(machine.statementName(for: "SELECT 2") == ("t3", false))
+        machine.syncReceived(prepared: [], unprepared: [])
+        #expect(machine.statementName(for: "SELECT 2") == ("t3", false))
     }
 
     /// Statement texts are keyed by their length and ends: long texts that differ only in the middle, or that are
@@ -218,6 +250,8 @@ import Testing
         let second = head + "'b'" + tail
         #expect(machine.statementName(for: first) == ("t0", true))
         #expect(machine.statementName(for: second) == ("t1", true))
+        machine.requestQueued(1, sentAt: Self.start)
+        machine.syncReceived(prepared: [first, second], unprepared: [])
         #expect(machine.statementName(for: String(first.utf8.map { Character(UnicodeScalar($0)) })) == ("t0", false))
         #expect(machine.statementName(for: second) == ("t1", false))
         #expect(StatementText(first).hashValue == StatementText(second).hashValue)
@@ -241,13 +275,13 @@ import Testing
             for index in 0..<4 { machine.requestQueued(round * 4 + index, sentAt: Self.start) }
             while let oldest = machine.oldestRequest {
                 answered.append(oldest)
-                machine.syncReceived(unprepared: [])
+                machine.syncReceived(prepared: [], unprepared: [])
             }
         }
         #expect(answered == Array(0..<12))
         #expect(machine.inFlightCount == 0)
         // A sync with nothing in flight (cannot happen) changes nothing.
-        machine.syncReceived(unprepared: [])
+        machine.syncReceived(prepared: [], unprepared: [])
         #expect(machine.inFlightCount == 0)
     }
 }
