@@ -1,4 +1,4 @@
-import FoundationEssentials
+import Foundation
 import Synchronization
 import TesseraLoop
 import Testing
@@ -89,9 +89,10 @@ import Glibc
         try await client.start(timeout: .seconds(5))
         let took = clock.now - start
         #expect(took >= .milliseconds(250), "the silent host was tried first, for its time limit")
-        // Staying on the silent host would fail start's 5 s; the bound leaves room for a busy shared machine (2.2 s
-        // seen while other builds ran).
-        #expect(took < .seconds(4), "one time limit on the silent host, then the next host")
+        // Staying on the silent host would fail start's 5 s. Each of the two connections tries it once, then the next
+        // host: counted, not timed (a bound of 4 s on the start failed in 5 of 17 runs of the whole suite on a loaded
+        // machine, 4.1-4.6 s; connects it accepts late are counted late, never twice).
+        #expect(hole.accepted <= 2, "one try of the silent host for each connection, then the next host")
         let answer = try await client.withPool { try await $0.query("SELECT 41 + 1") }
         #expect(try answer[0].decode(Int.self, at: 0) == 42)
         await client.shutdown()
@@ -267,6 +268,11 @@ private func eventually(_ condition: () -> Bool) async throws {
 private final class SilentListener: Sendable {
     let port: Int
     private let descriptor: Int32
+    /// The connections accepted (on a thread of its own) and held open, never answered.
+    private let held = Mutex<[Int32]>([])
+
+    /// How many connects reached the listener so far.
+    var accepted: Int { held.withLock { $0.count } }
 
     init() throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -283,7 +289,21 @@ private final class SilentListener: Sendable {
         }
         guard bound else { throw PostgresError(.unavailable, message: "cannot listen: errno \(errno)") }
         port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in
+            while case let connection = accept(descriptor, nil, nil), connection >= 0 {
+                held.withLock { $0.append(connection) }
+            }
+        }
+        thread.start()
     }
 
-    func close() { _ = Glibc.close(descriptor) }
+    /// Stops accepting (the accepting thread's `accept` fails) and closes every connection held.
+    func close() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        _ = Glibc.close(descriptor)
+        held.withLock { connections in
+            for connection in connections { _ = Glibc.close(connection) }
+            connections = []
+        }
+    }
 }
