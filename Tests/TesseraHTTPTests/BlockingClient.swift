@@ -42,7 +42,10 @@ final class BlockingClient {
         }
         guard status == 0 else {
             let code = errno
-            Glibc.close(socket)
+            // Through close(), which marks the socket closed: the deinit runs after a throwing init too, and closing
+            // the number a second time closed whatever another thread had opened under it meanwhile (a loop's epoll
+            // or a socket libuv watched, which libuv answers with abort()).
+            close()
             throw ClientError(description: "connect() failed: \(code)")
         }
     }
