@@ -293,17 +293,16 @@ private final class SilentListener: Sendable {
             while case let connection = accept(descriptor, nil, nil), connection >= 0 {
                 held.withLock { $0.append(connection) }
             }
+            // Shut down by close(): this thread made the last use of the socket, so it closes it (no other thread can
+            // have been given its number yet) and the connections it holds.
+            _ = Glibc.close(descriptor)
+            held.withLock { connections in
+                for connection in connections { _ = Glibc.close(connection) }
+            }
         }
         thread.start()
     }
 
-    /// Stops accepting (the accepting thread's `accept` fails) and closes every connection held.
-    func close() {
-        _ = shutdown(descriptor, Int32(SHUT_RDWR))
-        _ = Glibc.close(descriptor)
-        held.withLock { connections in
-            for connection in connections { _ = Glibc.close(connection) }
-            connections = []
-        }
-    }
+    /// Stops accepting: the accepting thread's `accept` fails, and it closes the socket and its connections.
+    func close() { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
 }
