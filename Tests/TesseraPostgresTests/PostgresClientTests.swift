@@ -349,8 +349,8 @@ private func killConnections(applicationName: String) async throws {
             try await pool.query("SELECT pg_backend_pid()")[0].decode(Int.self, at: 0)
         }
         // A stopped backend keeps its socket open and answers nothing: exactly a hung server.
-        kill(pid_t(backend), SIGSTOP)
-        defer { kill(pid_t(backend), SIGCONT) }
+        let hung = StoppedBackends([backend], terminate: false)
+        defer { hung.resume() }
         // Failed by the watchdog (statement_timeout cannot fire in a stopped backend), after about 400 ms: judged by
         // its reason, not by a clock.
         await #expect {
@@ -359,7 +359,7 @@ private func killConnections(applicationName: String) async throws {
             ($0 as? PostgresError)?.kind == .unavailable
                 && ($0 as? PostgresError)?.message.hasPrefix("the database did not answer within") == true
         }
-        kill(pid_t(backend), SIGCONT)
+        hung.resume()
         var recovered = false
         for _ in 0..<100 where !recovered {
             recovered = (try? await client.withPool { try await $0.query("SELECT 1") }) != nil

@@ -126,13 +126,8 @@ import Glibc
             if backends.count < 4 { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(backends.count == 4)
-        for backend in backends { kill(pid_t(backend), SIGSTOP) }
-        defer {
-            for backend in backends {
-                kill(pid_t(backend), SIGCONT)
-                kill(pid_t(backend), SIGTERM)
-            }
-        }
+        let hung = StoppedBackends(backends)
+        defer { hung.resume() }
         /// Whether `error` is a request's that waited its whole answer deadline on a stopped backend.
         func waitedOnAStoppedBackend(_ error: any Error) -> Bool {
             (error as? PostgresError)?.message.hasPrefix("the database did not answer within") == true
@@ -184,13 +179,8 @@ import Glibc
             if stopped.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(stopped.count == 2)
-        for backend in stopped { kill(pid_t(backend), SIGSTOP) }
-        defer {
-            for backend in stopped {
-                kill(pid_t(backend), SIGCONT)
-                kill(pid_t(backend), SIGTERM)
-            }
-        }
+        let hung = StoppedBackends(Array(stopped))
+        defer { hung.resume() }
         // No request is sent: the probe finds the silent server, and both connections are made again.
         var fresh: Set<Int> = []
         for _ in 0..<100 where fresh.count < 2 {
@@ -223,11 +213,8 @@ import Glibc
         }
         // A stopped backend keeps its socket open and answers nothing: a hung server. The listener sends nothing
         // of its own accord; only its probe can find out.
-        kill(pid_t(backend), SIGSTOP)
-        defer {
-            kill(pid_t(backend), SIGCONT)
-            kill(pid_t(backend), SIGTERM)
-        }
+        let hung = StoppedBackends([backend])
+        defer { hung.resume() }
         try await eventually { events.withLock { $0 } == [.listening, .lost, .listening] }
         // The new session hears what is committed now.
         _ = try await client.withPool { try await $0.query("SELECT pg_notify($1, 'after')", [name]) }

@@ -43,7 +43,9 @@ extension EventLoop {
     ) throws -> (line: String, stream: String, time: String) {
         let provider = Logger.MetadataProvider { provided }
         var descriptors: [Int32] = [0, 0]
-        #expect(pipe(&descriptors) == 0)
+        // Close-on-exec: a child another test starts meanwhile (psql) would hold the write end, and the read below
+        // would wait for its end of file as long as the child ran.
+        #expect(pipe(&descriptors) == 0 && closeOnExec(descriptors))
         defer { close(descriptors[0]) }
         var ours = Logger(label: label) { label in
             var handler = LineLogHandler(label: label, descriptor: descriptors[1], metadataProvider: provider)
@@ -117,7 +119,7 @@ extension EventLoop {
 
         init() {
             var descriptors: [Int32] = [0, 0]
-            precondition(pipe(&descriptors) == 0)
+            precondition(pipe(&descriptors) == 0 && closeOnExec(descriptors))
             _ = fcntl(descriptors[0], F_SETFL, fcntl(descriptors[0], F_GETFL) | O_NONBLOCK)
             (readEnd, writeEnd) = (descriptors[0], descriptors[1])
             let writeEnd = writeEnd
@@ -186,4 +188,9 @@ extension EventLoop {
         group.shutdown()
         #expect(logged.messages() == ["last words"])
     }
+}
+
+/// Marks `descriptors` close-on-exec (Glibc's module has no `pipe2`); whether every one was.
+private func closeOnExec(_ descriptors: [Int32]) -> Bool {
+    descriptors.allSatisfy { fcntl($0, F_SETFD, FD_CLOEXEC) == 0 }
 }
