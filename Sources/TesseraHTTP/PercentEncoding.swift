@@ -23,17 +23,15 @@ public enum PercentEncoding {
     static func decode(_ input: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) throws(PercentEncodingError) -> String {
         // Without `plusAsSpace` only escapes need work: the `+` looked for is then a second `%`.
         let found = BytesFound(in: input, plus: plusAsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%"))
-        var nul = found.nul
-        var ascii = found.ascii
-        guard found.needsWork else { return try text(of: input, holdsNUL: nul, isASCII: ascii) }
+        guard found.needsWork else { return try text(of: input, holdsNUL: found.nul, isASCII: found.ascii) }
         // The decoded bytes are never more than the input's: they go to scratch memory (on the stack when small),
         // and only the string is made on the heap.
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) {
             decoded throws(PercentEncodingError) in
             var count = 0
             var index = 0
-            nul = false
-            ascii = true
+            var nul = false
+            var ascii = true
             while index < input.count {
                 let byte = input[index]
                 if byte == UInt8(ascii: "%") {
