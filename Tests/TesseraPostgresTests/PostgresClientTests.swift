@@ -276,31 +276,35 @@ import Glibc
         let name = TestDatabase.uniqueName("tessera_kill")
         try await TestDatabase.withClient(loops: 1, connectionsPerLoop: 2, applicationName: name) { client, group in
             let loop = group.loops[0]
-            let outcomes = try await Task(executorPreference: loop) { () async throws -> (Int, Int, Duration) in
+            let outcomes = try await Task(executorPreference: loop) { () async throws -> (Int, [String]) in
                 let pool = client.pool(on: loop)
-                let clock = ContinuousClock()
-                let start = clock.now
                 var succeeded = 0
-                var unavailable = 0
-                try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                var unavailable: [String] = []
+                try await withThrowingTaskGroup(of: String?.self) { tasks in
                     for _ in 0..<20 {
                         tasks.addTask(executorPreference: loop) {
                             do {
                                 try await pool.query("SELECT pg_sleep(2)")
-                                return true
+                                return nil
                             } catch let error as PostgresError where error.kind == .unavailable {
-                                return false
+                                return error.message
                             }
                         }
                     }
                     try await loop.sleep(for: .milliseconds(100))
                     try await Task.detached { try await killConnections(applicationName: name) }.value
-                    for try await ok in tasks { if ok { succeeded += 1 } else { unavailable += 1 } }
+                    for try await failure in tasks {
+                        if let failure { unavailable.append(failure) } else { succeeded += 1 }
+                    }
                 }
-                return (succeeded, unavailable, clock.now - start)
+                return (succeeded, unavailable)
             }.value
-            #expect(outcomes.1 == 20, "every request in flight fails as unavailable")
-            #expect(outcomes.2 < .seconds(2), "they fail at once, not when the sleep would have ended")
+            #expect(outcomes.1.count == 20, "every request in flight fails as unavailable")
+            // They fail when the connection is lost, not when the answer deadline passes: judged by the reason, not by
+            // a clock (a bound of 2 s failed at 2.2 s on a loaded machine, the kill itself a new connection's work).
+            #expect(
+                outcomes.1.allSatisfy { !$0.hasPrefix("the database did not answer within") },
+                "they fail at once, not when the answer deadline passes: \(outcomes.1)")
             var recovered = false
             for _ in 0..<100 where !recovered {
                 recovered = (try? await client.withPool { try await $0.query("SELECT 1") }) != nil
